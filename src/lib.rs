@@ -1,0 +1,1 @@
+//! morris: retrograde-analysis solver for Nine Men's Morris and its relatives.
