@@ -1,0 +1,429 @@
+//! Sectors and the symmetry-aware index of the positions in a sector.
+//!
+//! A slot is `class * per_class + rest`: `class` ranks the mover's stone
+//! set among the canonical sets with that many stones (canonical = the
+//! smallest image under the symmetry group), `rest` ranks the opponent's
+//! stones among the remaining points in the combinatorial number system.
+//! When the mover's set is symmetric (a non-trivial stabiliser), the
+//! opponent's set takes the smallest image under the stabiliser; the other
+//! slots of such a class are "non-canonical" and hold no position.
+
+use crate::symmetry::{cycles, Symmetries};
+use crate::variant::{points, Bits, Board};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Version of the slot layout, stored in every table header.
+pub const INDEX_VERSION: u32 = 1;
+
+/// All positions with the same stones on the board and in hand, seen from
+/// the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sector {
+    pub mover: u8,
+    pub opponent: u8,
+    pub mover_hand: u8,
+    pub opponent_hand: u8,
+}
+
+impl Sector {
+    /// A moving-phase sector: nothing in hand.
+    pub const fn moving(mover: u8, opponent: u8) -> Sector {
+        Sector { mover, opponent, mover_hand: 0, opponent_hand: 0 }
+    }
+
+    /// The sector of a state.
+    pub fn of(state: &crate::position::State) -> Sector {
+        Sector {
+            mover: state.mover.count_ones() as u8,
+            opponent: state.opponent.count_ones() as u8,
+            mover_hand: state.mover_hand,
+            opponent_hand: state.opponent_hand,
+        }
+    }
+
+    /// Whether both sides have placed all their stones.
+    pub fn is_moving(&self) -> bool {
+        self.mover_hand == 0 && self.opponent_hand == 0
+    }
+
+    /// Stones on the board and in hand, both sides together.
+    pub fn total_stones(&self) -> u32 {
+        (self.mover + self.opponent + self.mover_hand + self.opponent_hand) as u32
+    }
+}
+
+impl fmt::Display for Sector {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.is_moving() {
+            write!(f, "{}-{}", self.mover, self.opponent)
+        } else {
+            write!(f, "{}-{}-{}-{}", self.mover, self.opponent, self.mover_hand, self.opponent_hand)
+        }
+    }
+}
+
+impl std::str::FromStr for Sector {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Sector, String> {
+        let parts: Result<Vec<u8>, _> = s.split('-').map(str::parse).collect();
+        match parts.as_deref() {
+            Ok([m, o]) => Ok(Sector::moving(*m, *o)),
+            Ok([m, o, mh, oh]) => Ok(Sector { mover: *m, opponent: *o, mover_hand: *mh, opponent_hand: *oh }),
+            _ => Err(format!("'{s}' is not a sector: expected M-O or M-O-MH-OH")),
+        }
+    }
+}
+
+/// Binomial coefficients `C(n, k)` for `n, k <= 32`.
+pub struct Binomials([[u64; 33]; 33]);
+
+impl Binomials {
+    const fn new() -> Binomials {
+        let mut c = [[0u64; 33]; 33];
+        let mut n = 0;
+        while n <= 32 {
+            c[n][0] = 1;
+            let mut k = 1;
+            while k <= n {
+                c[n][k] = c[n - 1][k - 1] + c[n - 1][k];
+                k += 1;
+            }
+            n += 1;
+        }
+        Binomials(c)
+    }
+
+    #[inline(always)]
+    pub fn get(&self, n: u32, k: u32) -> u64 {
+        self.0[n as usize][k as usize]
+    }
+}
+
+/// `C(n, k)`, from a table built at compile time.
+pub static BINOMIAL: Binomials = Binomials::new();
+
+/// Rank of `set` among sets of its size in colexicographic order.
+#[inline]
+pub fn colex_rank(set: Bits) -> u64 {
+    let mut rank = 0;
+    for (i, p) in points(set).enumerate() {
+        rank += BINOMIAL.get(p as u32, i as u32 + 1);
+    }
+    rank
+}
+
+/// The `k`-subset of `0..32` with colexicographic rank `rank`.
+pub fn colex_unrank(mut rank: u64, k: u32) -> Bits {
+    let mut set = 0;
+    let mut c = 32;
+    for i in (1..=k).rev() {
+        c -= 1;
+        while BINOMIAL.get(c, i) > rank {
+            c -= 1;
+        }
+        rank -= BINOMIAL.get(c, i);
+        set |= 1 << c;
+    }
+    set
+}
+
+/// Rank of `set` (a subset of `free`) among the subsets of `free` of its
+/// size, as if the points of `free` were renumbered `0..`.
+#[inline]
+fn compact_rank(set: Bits, free: Bits) -> u64 {
+    let mut rank = 0;
+    for (i, p) in points(set).enumerate() {
+        let below = (free & ((1 << p) - 1)).count_ones();
+        rank += BINOMIAL.get(below, i as u32 + 1);
+    }
+    rank
+}
+
+/// Spreads the bits of `compact` over the points of `free`, lowest first.
+#[inline]
+fn deposit(compact: Bits, free_points: &[u8]) -> Bits {
+    points(compact).fold(0, |acc, i| acc | 1 << free_points[i as usize])
+}
+
+/// The canonical stone sets of one size.
+struct Classes {
+    /// Canonical sets in colex order.
+    reps: Vec<Bits>,
+    /// For each class, the symmetries that fix it (bit `s` for symmetry `s`).
+    stabilisers: Vec<u32>,
+    /// Bit `r` is set when the set of colex rank `r` is canonical.
+    present: Vec<u64>,
+    /// Number of canonical sets before each word of `present`.
+    prefix: Vec<u32>,
+}
+
+impl Classes {
+    fn build(syms: &Symmetries, n: u32, size: u32) -> Classes {
+        let total = BINOMIAL.get(n, size);
+        let mut present = vec![0u64; (total as usize).div_ceil(64) + 1];
+        let mut reps = Vec::new();
+        let mut stabilisers = Vec::new();
+        for_each_subset(n, size, |rank, set| {
+            let (canon, stab) = canonical_set(syms, set);
+            if canon == set {
+                present[(rank / 64) as usize] |= 1 << (rank % 64);
+                reps.push(set);
+                stabilisers.push(stab);
+            }
+        });
+        let mut prefix = Vec::with_capacity(present.len());
+        let mut count = 0;
+        for word in &present {
+            prefix.push(count);
+            count += word.count_ones();
+        }
+        Classes { reps, stabilisers, present, prefix }
+    }
+
+    /// The class of a canonical set.
+    #[inline]
+    fn class_of(&self, canonical: Bits) -> u64 {
+        let r = colex_rank(canonical);
+        let word = (r / 64) as usize;
+        let below = self.present[word] & ((1u64 << (r % 64)) - 1);
+        self.prefix[word] as u64 + below.count_ones() as u64
+    }
+}
+
+/// Calls `f(rank, set)` for every `size`-subset of `0..n` in colex order.
+fn for_each_subset(n: u32, size: u32, mut f: impl FnMut(u64, Bits)) {
+    if size > n {
+        return;
+    }
+    if size == 0 {
+        f(0, 0);
+        return;
+    }
+    let mut set: u64 = (1 << size) - 1;
+    let mut rank = 0;
+    while set < 1 << n {
+        f(rank, set as Bits);
+        rank += 1;
+        set = next_subset(set);
+    }
+}
+
+/// The next set with as many points in colex order (Gosper's hack).
+#[inline(always)]
+fn next_subset(set: u64) -> u64 {
+    let low = set & set.wrapping_neg();
+    let ripple = set + low;
+    (((ripple ^ set) >> 2) / low) | ripple
+}
+
+/// The smallest image of `set` and the symmetries that give it.
+#[inline(always)]
+fn canonical_set(syms: &Symmetries, set: Bits) -> (Bits, u32) {
+    let mut best = set;
+    let mut which = 1;
+    for s in 1..syms.len() {
+        let image = syms.apply(s, set);
+        if image < best {
+            best = image;
+            which = 1 << s;
+        } else if image == best {
+            which |= 1 << s;
+        }
+    }
+    (best, which)
+}
+
+/// The index of every sector of one board.
+pub struct Indexer {
+    syms: Symmetries,
+    points: u32,
+    all: Bits,
+    classes: Vec<OnceLock<Classes>>,
+}
+
+impl Indexer {
+    /// An indexer for `board`; the tables of each stone count are built on
+    /// first use.
+    pub fn new(board: &Board) -> Indexer {
+        let points = board.points() as u32;
+        Indexer {
+            syms: Symmetries::of(board),
+            points,
+            all: board.all(),
+            classes: (0..=points).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    pub fn symmetries(&self) -> &Symmetries {
+        &self.syms
+    }
+
+    fn classes(&self, size: u32) -> &Classes {
+        self.classes[size as usize].get_or_init(|| Classes::build(&self.syms, self.points, size))
+    }
+
+    /// The index of the positions with `mover` and `opponent` stones on the
+    /// board (stones in hand do not change the layout).
+    pub fn sector(&self, sector: Sector) -> SectorIndex<'_> {
+        let (m, o) = (sector.mover as u32, sector.opponent as u32);
+        assert!(m + o <= self.points, "sector {sector} does not fit the board");
+        SectorIndex { ix: self, classes: self.classes(m), m, o, per_class: BINOMIAL.get(self.points - m, o) }
+    }
+
+    /// The canonical form of a position: the smallest mover set over the
+    /// group, then the smallest opponent set over that set's stabiliser.
+    #[inline]
+    pub fn canonical(&self, mover: Bits, opponent: Bits) -> (Bits, Bits) {
+        let (m, which) = canonical_set(&self.syms, mover);
+        (m, self.min_image(opponent, which))
+    }
+
+    #[inline(always)]
+    fn min_image(&self, set: Bits, which: u32) -> Bits {
+        if which & (which - 1) == 0 {
+            return self.syms.apply(which.trailing_zeros() as usize, set);
+        }
+        points(which).map(|s| self.syms.apply(s as usize, set)).min().unwrap_or(set)
+    }
+}
+
+/// The slots of one sector.
+pub struct SectorIndex<'a> {
+    ix: &'a Indexer,
+    classes: &'a Classes,
+    m: u32,
+    o: u32,
+    per_class: u64,
+}
+
+impl SectorIndex<'_> {
+    /// Number of slots, canonical or not.
+    pub fn slots(&self) -> u64 {
+        self.classes.reps.len() as u64 * self.per_class
+    }
+
+    /// The slot of a position (any of its symmetric images gives the same).
+    #[inline]
+    pub fn rank(&self, mover: Bits, opponent: Bits) -> u64 {
+        debug_assert_eq!((mover.count_ones(), opponent.count_ones()), (self.m, self.o));
+        let (m, o) = self.ix.canonical(mover, opponent);
+        self.classes.class_of(m) * self.per_class + compact_rank(o, self.ix.all & !m)
+    }
+
+    /// The position of a slot; `None` for a non-canonical slot.
+    pub fn unrank(&self, slot: u64) -> Option<(Bits, Bits)> {
+        let class = (slot / self.per_class) as usize;
+        let mover = self.classes.reps[class];
+        let free_points = FreePoints::of(self.ix.all & !mover);
+        let opponent = deposit(colex_unrank(slot % self.per_class, self.o), free_points.as_slice());
+        self.is_canonical(class, opponent).then_some((mover, opponent))
+    }
+
+    #[inline]
+    fn is_canonical(&self, class: usize, opponent: Bits) -> bool {
+        let stab = self.classes.stabilisers[class];
+        stab == 1 || points(stab & !1).all(|s| self.ix.syms.apply(s as usize, opponent) >= opponent)
+    }
+
+    /// Calls `f(slot, mover, opponent)` for every canonical slot in
+    /// `range`, in order, without ranking each one.
+    pub fn for_each_in(&self, range: std::ops::Range<u64>, mut f: impl FnMut(u64, Bits, Bits)) {
+        if range.is_empty() {
+            return;
+        }
+        let mut slot = range.start;
+        let mut class = (slot / self.per_class) as usize;
+        let mut compact = colex_unrank(slot % self.per_class, self.o) as u64;
+        while slot < range.end {
+            let mover = self.classes.reps[class];
+            let free_points = FreePoints::of(self.ix.all & !mover);
+            let class_end = (class as u64 + 1) * self.per_class;
+            while slot < class_end.min(range.end) {
+                let opponent = deposit(compact as Bits, free_points.as_slice());
+                if self.is_canonical(class, opponent) {
+                    f(slot, mover, opponent);
+                }
+                slot += 1;
+                compact = if self.o == 0 { 0 } else { next_subset(compact) };
+            }
+            class += 1;
+            compact = if self.o == 0 { 0 } else { (1 << self.o) - 1 };
+        }
+    }
+
+    /// Number of canonical positions: per class, the orbits of the
+    /// stabiliser on the opponent sets (Burnside over the stabiliser).
+    pub fn canonical_states(&self) -> u64 {
+        let mut total = 0;
+        for (class, &stab) in self.classes.stabilisers.iter().enumerate() {
+            if stab == 1 {
+                total += self.per_class;
+                continue;
+            }
+            let free = self.ix.all & !self.classes.reps[class];
+            let fixed: u64 = points(stab)
+                .map(|s| subsets_of_cycles(&cycles(self.ix.syms.perm(s as usize), free), self.o as usize))
+                .sum();
+            total += fixed / stab.count_ones() as u64;
+        }
+        total
+    }
+}
+
+/// Number of ways to choose cycles whose lengths sum to `size`.
+pub fn subsets_of_cycles(lengths: &[usize], size: usize) -> u64 {
+    let mut ways = vec![0u64; size + 1];
+    ways[0] = 1;
+    for &len in lengths {
+        for s in (len..=size).rev() {
+            ways[s] += ways[s - len];
+        }
+    }
+    ways[size]
+}
+
+/// The points of a set as a list, so slot iteration allocates nothing.
+struct FreePoints {
+    points: [u8; 32],
+    len: usize,
+}
+
+impl FreePoints {
+    fn of(set: Bits) -> FreePoints {
+        let mut fp = FreePoints { points: [0; 32], len: 0 };
+        for p in points(set) {
+            fp.points[fp.len] = p;
+            fp.len += 1;
+        }
+        fp
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.points[..self.len]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colex_round_trips() {
+        for k in 0..=5 {
+            for_each_subset(10, k, |rank, set| {
+                assert_eq!(colex_rank(set), rank);
+                assert_eq!(colex_unrank(rank, k), set);
+            });
+        }
+    }
+
+    #[test]
+    fn sector_names_round_trip() {
+        for s in ["9-8", "3-3", "4-3-5-5", "0-0-9-9"] {
+            assert_eq!(s.parse::<Sector>().unwrap().to_string(), s);
+        }
+        assert!("9".parse::<Sector>().is_err());
+        assert!("a-b".parse::<Sector>().is_err());
+    }
+}

@@ -1,0 +1,375 @@
+//! Positions and moves, their notation and the board diagram.
+//!
+//! A [`Position`] is what a user sees: White and Black, whose turn it is.
+//! A [`State`] is the same position seen from the side to move ("mover" and
+//! "opponent"): the rules, the index and the solver only know states, and
+//! colours are swapped at this boundary.
+
+use crate::variant::{points, Bits, Point, Variant};
+use std::fmt;
+
+/// The two players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Color {
+    White,
+    Black,
+}
+
+impl Color {
+    pub fn other(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Color::White => "White",
+            Color::Black => "Black",
+        }
+    }
+}
+
+/// A position seen from the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct State {
+    pub mover: Bits,
+    pub opponent: Bits,
+    pub mover_hand: u8,
+    pub opponent_hand: u8,
+}
+
+impl State {
+    /// Stones of the side to move, on the board and in hand.
+    pub fn mover_stones(&self) -> u32 {
+        self.mover.count_ones() + self.mover_hand as u32
+    }
+
+    /// Stones of the other side, on the board and in hand.
+    pub fn opponent_stones(&self) -> u32 {
+        self.opponent.count_ones() + self.opponent_hand as u32
+    }
+
+    /// Whether both sides have placed all their stones.
+    pub fn is_moving_phase(&self) -> bool {
+        self.mover_hand == 0 && self.opponent_hand == 0
+    }
+}
+
+/// A position as players see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub white: Bits,
+    pub black: Bits,
+    pub white_hand: u8,
+    pub black_hand: u8,
+    pub to_move: Color,
+}
+
+/// Error reading a position or a move.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum NotationError {
+    #[error("position '{text}': {what}")]
+    Position { text: String, what: String },
+    #[error("move '{text}': {what}")]
+    Move { text: String, what: String },
+}
+
+impl Position {
+    /// The empty board, White to move, every stone in hand.
+    pub fn start(variant: &Variant) -> Position {
+        Position { white: 0, black: 0, white_hand: variant.stones(), black_hand: variant.stones(), to_move: Color::White }
+    }
+
+    /// The position seen from the side to move.
+    pub fn state(&self) -> State {
+        match self.to_move {
+            Color::White => State { mover: self.white, opponent: self.black, mover_hand: self.white_hand, opponent_hand: self.black_hand },
+            Color::Black => State { mover: self.black, opponent: self.white, mover_hand: self.black_hand, opponent_hand: self.white_hand },
+        }
+    }
+
+    /// The position of `state` with `to_move` to move.
+    pub fn from_state(state: &State, to_move: Color) -> Position {
+        let (white, black, white_hand, black_hand) = match to_move {
+            Color::White => (state.mover, state.opponent, state.mover_hand, state.opponent_hand),
+            Color::Black => (state.opponent, state.mover, state.opponent_hand, state.mover_hand),
+        };
+        Position { white, black, white_hand, black_hand, to_move }
+    }
+
+    /// Reads `BOARD SIDE WH BH`; checks that the position can occur in `variant`.
+    pub fn parse(text: &str, variant: &Variant) -> Result<Position, NotationError> {
+        let bad = |what: String| NotationError::Position { text: text.to_string(), what };
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() != 4 {
+            return Err(bad(format!("expected 4 fields 'BOARD SIDE WH BH', found {}", fields.len())));
+        }
+        let board = variant.board();
+        let rings: Vec<&str> = fields[0].split('/').collect();
+        if rings.len() != board.rings() {
+            return Err(bad(format!("expected {} rings separated by '/', found {}", board.rings(), rings.len())));
+        }
+        let (mut white, mut black) = (0, 0);
+        for (r, ring) in rings.iter().enumerate() {
+            if ring.chars().count() != 8 {
+                return Err(bad(format!("ring {} has {} points, expected 8", r + 1, ring.chars().count())));
+            }
+            for (k, c) in ring.chars().enumerate() {
+                let bit = 1 << (8 * r + k);
+                match c {
+                    'W' => white |= bit,
+                    'B' => black |= bit,
+                    '.' => {}
+                    _ => return Err(bad(format!("'{c}' is not a point: use W, B or ."))),
+                }
+            }
+        }
+        let to_move = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            s => return Err(bad(format!("side to move '{s}' is not 'w' or 'b'"))),
+        };
+        let hand = |s: &str, who: &str| {
+            s.parse::<u8>().map_err(|_| bad(format!("{who} stones in hand '{s}' is not a number")))
+        };
+        let white_hand = hand(fields[2], "White")?;
+        let black_hand = hand(fields[3], "Black")?;
+        let position = Position { white, black, white_hand, black_hand, to_move };
+        position.check(variant).map_err(bad)?;
+        Ok(position)
+    }
+
+    /// Why this position cannot occur in a game of `variant`, if it cannot.
+    pub fn check(&self, variant: &Variant) -> Result<(), String> {
+        let n = variant.stones() as u32;
+        for (who, board, hand) in [("White", self.white, self.white_hand), ("Black", self.black, self.black_hand)] {
+            let total = board.count_ones() + hand as u32;
+            if total > n {
+                return Err(format!("{who} has {total} stones on the board and in hand; {} allows {n}", variant.name()));
+            }
+            if total < 3 {
+                return Err(format!("{who} has {total} stones: the game is already over"));
+            }
+        }
+        if self.white & self.black != 0 || (self.white | self.black) & !variant.board().all() != 0 {
+            return Err("stones outside the board or on top of each other".into());
+        }
+        let (wh, bh) = (self.white_hand, self.black_hand);
+        if !variant.move_while_placing() && (wh, bh) != (0, 0) {
+            // Placement alternates, White first: White to move has placed as
+            // many stones as Black, Black to move one fewer than White.
+            let consistent = match self.to_move {
+                Color::White => wh == bh,
+                Color::Black => wh + 1 == bh,
+            };
+            if !consistent {
+                return Err(format!(
+                    "{} to move with White holding {wh} and Black {bh} cannot happen: players place in turn, White first",
+                    self.to_move.name()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the position in notation.
+    pub fn notation(&self, variant: &Variant) -> String {
+        let mut s = String::new();
+        for r in 0..variant.board().rings() {
+            if r > 0 {
+                s.push('/');
+            }
+            for k in 0..8 {
+                let bit = 1 << (8 * r + k);
+                s.push(if self.white & bit != 0 {
+                    'W'
+                } else if self.black & bit != 0 {
+                    'B'
+                } else {
+                    '.'
+                });
+            }
+        }
+        let side = match self.to_move {
+            Color::White => 'w',
+            Color::Black => 'b',
+        };
+        format!("{s} {side} {} {}", self.white_hand, self.black_hand)
+    }
+
+    /// The board in the style of the classic diagram, with the stones on it.
+    pub fn diagram(&self, variant: &Variant) -> String {
+        let board = variant.board();
+        let g = board.grid();
+        let (w, h) = (4 * (g - 1) + 1, 2 * (g - 1) + 1);
+        let mut canvas = vec![vec![' '; w]; h];
+        let at = |p: Point| {
+            let (c, r) = board.coords(p);
+            (4 * c as usize, 2 * (g - 1 - r as usize))
+        };
+        for p in 0..board.points() as Point {
+            for q in points(board.adjacent(p)).filter(|&q| q > p) {
+                let ((x0, y0), (x1, y1)) = (at(p), at(q));
+                if y0 == y1 {
+                    for x in x0.min(x1) + 1..x0.max(x1) {
+                        canvas[y0][x] = '-';
+                    }
+                } else if x0 == x1 {
+                    for y in y0.min(y1) + 1..y0.max(y1) {
+                        canvas[y][x0] = '|';
+                    }
+                } else {
+                    let falling = (x1 > x0) == (y1 > y0);
+                    canvas[(y0 + y1) / 2][(x0 + x1) / 2] = if falling { '\\' } else { '/' };
+                }
+            }
+        }
+        for p in 0..board.points() as Point {
+            let (x, y) = at(p);
+            let bit = 1 << p;
+            canvas[y][x] = if self.white & bit != 0 {
+                'W'
+            } else if self.black & bit != 0 {
+                'B'
+            } else {
+                'o'
+            };
+        }
+        let mut out = String::new();
+        for (y, line) in canvas.iter().enumerate() {
+            let label = if y % 2 == 0 { format!("{}", g - y / 2) } else { " ".into() };
+            let line: String = line.iter().collect();
+            out.push_str(&format!("{label} {}\n", line.trim_end()));
+        }
+        let cols: Vec<String> = (0..g).map(|c| ((b'a' + c as u8) as char).to_string()).collect();
+        out.push_str(&format!("  {}\n", cols.join("   ")));
+        out
+    }
+}
+
+/// A move: a placement (`from` is `None`), a slide or a fly, with the
+/// opponent stone it removes when it closes a mill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Move {
+    pub from: Option<Point>,
+    pub to: Point,
+    pub remove: Option<Point>,
+}
+
+impl Move {
+    /// The move in notation: `d6`, `d6-d5`, `d6-d5xg7`.
+    pub fn notation(&self, variant: &Variant) -> String {
+        let b = variant.board();
+        let mut s = String::new();
+        if let Some(from) = self.from {
+            s.push_str(b.point_name(from));
+            s.push('-');
+        }
+        s.push_str(b.point_name(self.to));
+        if let Some(r) = self.remove {
+            s.push('x');
+            s.push_str(b.point_name(r));
+        }
+        s
+    }
+
+    /// Reads a move in notation (not checking that it is legal anywhere).
+    pub fn parse(text: &str, variant: &Variant) -> Result<Move, NotationError> {
+        let bad = |what: String| NotationError::Move { text: text.to_string(), what };
+        let b = variant.board();
+        let point = |s: &str| b.point_named(s).ok_or_else(|| bad(format!("'{s}' is not a point of the {} board", variant.name())));
+        let (body, remove) = match text.split_once('x') {
+            Some((body, r)) => (body, Some(point(r)?)),
+            None => (text, None),
+        };
+        let (from, to) = match body.split_once('-') {
+            Some((f, t)) => (Some(point(f)?), point(t)?),
+            None => (None, point(body)?),
+        };
+        Ok(Move { from, to, remove })
+    }
+}
+
+impl fmt::Display for Color {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nine() -> Variant {
+        Variant::named("nine").unwrap()
+    }
+
+    #[test]
+    fn start_position_round_trips() {
+        let v = nine();
+        let p = Position::parse("......../......../........ w 9 9", &v).unwrap();
+        assert_eq!(p, Position::start(&v));
+        assert_eq!(p.notation(&v), "......../......../........ w 9 9");
+    }
+
+    #[test]
+    fn bad_positions_are_refused_with_a_reason() {
+        let v = nine();
+        for (text, needle) in [
+            ("......../......../....... w 9 9", "ring 3 has 7 points"),
+            ("......../........ w 9 9", "expected 3 rings"),
+            ("......../......../........ x 9 9", "side to move"),
+            ("......../......../........ w 9", "4 fields"),
+            ("......../......../........ w 10 10", "allows 9"),
+            ("......../......../........ w 9 8", "cannot happen"),
+            ("......../......../......X. w 9 9", "not a point"),
+            ("WWW...../......../........ w 0 0", "game is already over"),
+            ("......../......../........ w nine 9", "not a number"),
+        ] {
+            let err = Position::parse(text, &v).unwrap_err().to_string();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn diagram_of_nine_matches_the_classic_board() {
+        let v = nine();
+        let p = Position::parse("W......./......../.......B w 8 8", &v).unwrap();
+        let expected = "\
+7 W-----------o-----------o
+  |           |           |
+6 |   o-------o-------o   |
+  |   |       |       |   |
+5 |   |   o---o---o   |   |
+  |   |   |       |   |   |
+4 o---o---B       o---o---o
+  |   |   |       |   |   |
+3 |   |   o---o---o   |   |
+  |   |       |       |   |
+2 |   o-------o-------o   |
+  |           |           |
+1 o-----------o-----------o
+  a   b   c   d   e   f   g
+";
+        assert_eq!(p.diagram(&v), expected);
+    }
+
+    #[test]
+    fn twelve_diagram_draws_diagonals() {
+        let v = Variant::named("twelve").unwrap();
+        let d = Position::start(&v).diagram(&v);
+        assert!(d.lines().nth(1).unwrap().starts_with("  | \\"), "{d}");
+    }
+
+    #[test]
+    fn moves_round_trip() {
+        let v = nine();
+        for m in ["d6", "d6-d5", "d6-d5xg7", "b4xa1"] {
+            assert_eq!(Move::parse(m, &v).unwrap().notation(&v), m);
+        }
+        assert!(Move::parse("z9", &v).is_err());
+        assert!(Move::parse("d6-", &v).is_err());
+    }
+}
