@@ -18,7 +18,7 @@ pub const INDEX_VERSION: u32 = 1;
 
 /// All positions with the same stones on the board and in hand, seen from
 /// the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sector {
     pub mover: u8,
     pub opponent: u8,

@@ -12,3 +12,7 @@ pub use index::{Indexer, Sector, SectorIndex};
 pub use position::{Color, Move, Position, State};
 pub use value::{Cell, Value};
 pub use variant::{Bits, Board, Flying, Point, Variant};
+pub mod database;
+pub mod solve;
+pub mod table;
+pub mod verify;

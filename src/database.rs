@@ -1,0 +1,220 @@
+//! A database directory: one table file per sector, the working files of
+//! the pair being solved, and the driver that solves what is missing.
+//!
+//! A finished sector is written to a temporary file and renamed into
+//! place, so a killed run leaves either a complete table or none; the next
+//! run solves again the pairs whose tables are missing.
+
+use crate::index::{Indexer, Sector, INDEX_VERSION};
+use crate::solve::{self, moving_pairs, MovingPair, PairReport, Progress, SolveError, SolvedSector, WorkingSector};
+use crate::table::{write_table, Table, TableError, TableInfo};
+use crate::variant::Variant;
+use memmap2::{Mmap, MmapMut};
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU16;
+use std::sync::{Arc, Mutex};
+
+/// Error of the database layer; every message names the file or sector.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    #[error("{}: {op}: {source}", path.display())]
+    Io { path: PathBuf, op: &'static str, source: std::io::Error },
+    #[error("sector {sector} of {variant} is not in the database {}: run `morris solve --variant {variant} --max-stones {stones} --db {}`", dir.display(), dir.display())]
+    Missing { sector: String, variant: String, stones: u32, dir: PathBuf },
+    #[error("cannot start {threads} threads: {why}")]
+    Threads { threads: usize, why: String },
+}
+
+fn io_error<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(std::io::Error) -> DbError + 'a {
+    move |source| DbError::Io { path: path.to_path_buf(), op, source }
+}
+
+/// The tables of one variant in one directory.
+pub struct Database {
+    dir: PathBuf,
+    variant: Variant,
+    indexer: Indexer,
+    open: Mutex<HashMap<Sector, Arc<Table<Mmap>>>>,
+}
+
+/// What a `solve` run did.
+#[derive(Debug, Default)]
+pub struct SolveSummary {
+    pub solved: Vec<(MovingPair, PairReport)>,
+    pub skipped: Vec<MovingPair>,
+}
+
+impl Database {
+    /// The database of `variant` in `dir` (which need not exist yet).
+    pub fn new(dir: impl Into<PathBuf>, variant: Variant) -> Database {
+        let indexer = Indexer::new(variant.board());
+        Database { dir: dir.into(), variant, indexer, open: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn variant(&self) -> &Variant {
+        &self.variant
+    }
+
+    pub fn indexer(&self) -> &Indexer {
+        &self.indexer
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the table of `sector` lives.
+    pub fn table_path(&self, sector: Sector) -> PathBuf {
+        self.dir.join(format!("{}-{}.mtb", self.variant.name(), sector))
+    }
+
+    fn working_path(&self, sector: Sector) -> PathBuf {
+        self.dir.join(format!("{}-{}.work", self.variant.name(), sector))
+    }
+
+    /// The table of `sector`, opened once and kept.
+    pub fn table(&self, sector: Sector) -> Result<Arc<Table<Mmap>>, DbError> {
+        if let Some(t) = self.open.lock().unwrap().get(&sector) {
+            return Ok(t.clone());
+        }
+        let path = self.table_path(sector);
+        if !path.exists() {
+            return Err(self.missing(sector));
+        }
+        let table = Arc::new(Table::open(&path, &self.variant.rules_key(), &sector.to_string())?);
+        self.open.lock().unwrap().insert(sector, table.clone());
+        Ok(table)
+    }
+
+    /// Whether `sector` has a table that opens under these rules.
+    pub fn has(&self, sector: Sector) -> bool {
+        self.table(sector).is_ok()
+    }
+
+    /// The error for a sector that is not there.
+    pub fn missing(&self, sector: Sector) -> DbError {
+        DbError::Missing {
+            sector: sector.to_string(),
+            variant: self.variant.name().to_string(),
+            stones: sector.total_stones(),
+            dir: self.dir.clone(),
+        }
+    }
+
+    /// Every cell of a sector, checked block by block.
+    pub fn load_cells(&self, sector: Sector) -> Result<Vec<u16>, DbError> {
+        Ok(self.table(sector)?.read_all()?)
+    }
+
+    /// Solves every moving-phase pair with at most `max_stones` stones on
+    /// the board that has no tables yet, on `threads` threads.
+    pub fn solve_moving(&self, max_stones: u32, threads: usize, progress: &dyn PairProgress) -> Result<SolveSummary, DbError> {
+        fs::create_dir_all(&self.dir).map_err(io_error(&self.dir, "create the database directory"))?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| DbError::Threads { threads, why: e.to_string() })?;
+        let pairs = moving_pairs(&self.variant, max_stones);
+        let mut summary = SolveSummary::default();
+        for (i, pair) in pairs.iter().enumerate() {
+            if pair.sectors().iter().all(|&s| self.has(s)) {
+                summary.skipped.push(*pair);
+                continue;
+            }
+            progress.begin_pair(&pair.to_string(), i + 1, pairs.len());
+            let report = pool.install(|| self.solve_pair(*pair, progress.phases()))?;
+            progress.end_pair(&pair.to_string(), &report);
+            summary.solved.push((*pair, report));
+        }
+        Ok(summary)
+    }
+
+    fn solve_pair(&self, pair: MovingPair, progress: &dyn Progress) -> Result<PairReport, DbError> {
+        let deps: Vec<(Sector, Vec<u16>)> = pair
+            .dependencies()
+            .into_iter()
+            .map(|s| Ok((s, self.load_cells(s)?)))
+            .collect::<Result<_, DbError>>()?;
+        let solved: Vec<SolvedSector> = deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: c }).collect();
+        let mut maps = Vec::new();
+        for sector in pair.sectors() {
+            let slots = self.indexer.sector(sector).slots();
+            maps.push((sector, self.working_map(sector, slots)?));
+        }
+        let sides: Vec<WorkingSector> = maps.iter().map(|(s, m)| WorkingSector { sector: *s, cells: atomic_cells(m) }).collect();
+        let report = solve::solve_pair(&self.variant, &self.indexer, &sides, &solved, progress)?;
+        for ((sector, map), (_, counts)) in maps.iter().zip(&report.counts) {
+            let info = TableInfo {
+                rules: self.variant.rules_key(),
+                sector: sector.to_string(),
+                index_version: INDEX_VERSION,
+                slots: self.indexer.sector(*sector).slots(),
+                counts: counts.clone(),
+            };
+            write_table(&self.table_path(*sector), &info, plain_cells(map))?;
+        }
+        drop(sides);
+        for (sector, map) in maps {
+            drop(map);
+            let path = self.working_path(sector);
+            fs::remove_file(&path).map_err(io_error(&path, "remove the working file"))?;
+        }
+        Ok(report)
+    }
+
+    /// A zeroed working file of `slots` cells, mapped into memory.
+    fn working_map(&self, sector: Sector, slots: u64) -> Result<MmapMut, DbError> {
+        let path = self.working_path(sector);
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(io_error(&path, "create the working file"))?;
+        file.set_len(slots.max(1) * 2).map_err(io_error(&path, "size the working file"))?;
+        // Safety: the file was just created by this process and is private
+        // to this run (a second solver on the same directory would clobber
+        // it; the design gives one solver per database). If it were
+        // truncated underneath, accesses would raise SIGBUS.
+        unsafe { MmapMut::map_mut(&file) }.map_err(io_error(&path, "map the working file"))
+    }
+}
+
+/// The mapped bytes as atomic cells.
+fn atomic_cells(map: &MmapMut) -> &[AtomicU16] {
+    let len = map.len() / 2;
+    // Safety: a mapping is page-aligned, AtomicU16 has the size and
+    // alignment of u16, and the shared borrow of `map` keeps it alive and
+    // unaliased by `&mut` for the lifetime of the slice.
+    unsafe { std::slice::from_raw_parts(map.as_ptr() as *const AtomicU16, len) }
+}
+
+/// The mapped bytes as plain cells, once no thread writes them.
+fn plain_cells(map: &MmapMut) -> &[u16] {
+    // Safety: as in `atomic_cells`; all solver threads have finished.
+    unsafe { std::slice::from_raw_parts(map.as_ptr() as *const u16, map.len() / 2) }
+}
+
+/// Progress of a whole `solve` run: pairs, and the phases within each.
+pub trait PairProgress: Sync {
+    fn begin_pair(&self, _pair: &str, _number: usize, _of: usize) {}
+    fn end_pair(&self, _pair: &str, _report: &PairReport) {}
+    /// Where the phases of the current pair report.
+    fn phases(&self) -> &dyn Progress;
+}
+
+/// Progress that goes nowhere.
+pub struct Quiet;
+
+impl PairProgress for Quiet {
+    fn phases(&self) -> &dyn Progress {
+        &solve::Silent
+    }
+}

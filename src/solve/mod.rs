@@ -1,0 +1,101 @@
+//! Retrograde analysis: which sectors to solve in which order, and the
+//! solvers themselves. Nothing here opens a file: tables come in and go
+//! out as slices, and the [`crate::database`] module stores them.
+
+pub mod moving;
+
+use crate::index::Sector;
+use crate::variant::Variant;
+
+pub use moving::{solve_pair, PairReport, SolvedSector, WorkingSector};
+
+/// Error while solving.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    #[error("sector pair {0}: the working tables do not match the sectors")]
+    BadPair(String),
+    #[error("sector {sector}: a distance exceeds {limit} plies, more than a cell holds")]
+    DepthOverflow { sector: String, limit: u16 },
+}
+
+/// Reports the progress of long work; the binary draws it, tests ignore it.
+pub trait Progress: Sync {
+    /// A phase of `total` units begins.
+    fn start(&self, _phase: &str, _total: u64) {}
+    /// `n` more units are done.
+    fn advance(&self, _n: u64) {}
+}
+
+/// Progress that goes nowhere.
+pub struct Silent;
+
+impl Progress for Silent {}
+
+/// A moving-phase sector pair: `m-o` and `o-m` (one sector when `m == o`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MovingPair {
+    pub larger: u8,
+    pub smaller: u8,
+}
+
+impl MovingPair {
+    /// The sectors of the pair, the one whose mover has more stones first.
+    pub fn sectors(&self) -> Vec<Sector> {
+        let a = Sector::moving(self.larger, self.smaller);
+        if self.larger == self.smaller {
+            vec![a]
+        } else {
+            vec![a, Sector::moving(self.smaller, self.larger)]
+        }
+    }
+
+    /// The solved sectors that captures from this pair lead to.
+    pub fn dependencies(&self) -> Vec<Sector> {
+        self.sectors()
+            .into_iter()
+            .filter(|s| s.opponent > 3)
+            .map(|s| Sector::moving(s.opponent - 1, s.mover))
+            .collect()
+    }
+
+    pub fn stones(&self) -> u32 {
+        (self.larger + self.smaller) as u32
+    }
+}
+
+impl std::fmt::Display for MovingPair {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{{{},{}}}", self.larger, self.smaller)
+    }
+}
+
+/// Every moving-phase pair with at most `max_stones` on the board, in an
+/// order where each pair comes after the pairs its captures lead to.
+pub fn moving_pairs(v: &Variant, max_stones: u32) -> Vec<MovingPair> {
+    let n = v.stones();
+    let mut pairs: Vec<MovingPair> = (3..=n)
+        .flat_map(|larger| (3..=larger).map(move |smaller| MovingPair { larger, smaller }))
+        .filter(|p| p.stones() <= max_stones && p.stones() as usize <= v.board().points())
+        .collect();
+    pairs.sort_by_key(|p| (p.stones(), p.larger));
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_come_after_their_dependencies() {
+        let v = Variant::named("nine").unwrap();
+        let pairs = moving_pairs(&v, 18);
+        assert_eq!(pairs.len(), 28);
+        for (i, p) in pairs.iter().enumerate() {
+            for dep in p.dependencies() {
+                let pos = pairs.iter().position(|q| q.sectors().contains(&dep)).unwrap();
+                assert!(pos < i, "{p} needs {dep}");
+            }
+        }
+        assert_eq!(moving_pairs(&v, 10).len(), 9);
+    }
+}
