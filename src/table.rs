@@ -31,6 +31,7 @@
 //! under 3 bits/slot while one block decompresses in about 20 µs; 64 Ki cells
 //! would save only 0.07 bits/slot for a probe four times as slow.
 
+use std::cell::RefCell;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -135,11 +136,19 @@ pub enum TableError {
         found: String,
     },
     #[error("{}: file is {found} bytes, its header and offset table say {expected} (truncated or trailing bytes)", path.display())]
-    Length { path: PathBuf, expected: u64, found: u64 },
+    Length {
+        path: PathBuf,
+        expected: u64,
+        found: u64,
+    },
     #[error("{}: corrupt table: {what}", path.display())]
     Corrupt { path: PathBuf, what: String },
     #[error("{}: index {index} is out of range (the table has {slots} slots)", path.display())]
-    OutOfRange { path: PathBuf, index: u64, slots: u64 },
+    OutOfRange {
+        path: PathBuf,
+        index: u64,
+        slots: u64,
+    },
     #[error("{}: refusing to write table: {what}", path.display())]
     BadInput { path: PathBuf, what: String },
 }
@@ -208,20 +217,23 @@ struct Tally {
 
 impl Tally {
     fn of(cells: &[u16]) -> Tally {
-        let mut t = Tally::default();
+        // Branch-free so it vectorises: a win is an even non-zero cell, a
+        // loss an odd one, and the deepest of each is its largest cell.
+        let (mut odd, mut zeros, mut top_even, mut top_odd) = (0u64, 0u64, 0u16, 0u16);
         for &cell in cells {
-            let depth = cell.wrapping_sub(1);
-            if cell == 0 {
-                t.zeros += 1;
-            } else if depth % 2 == 1 {
-                t.wins += 1;
-                t.max_win = t.max_win.max(depth);
-            } else {
-                t.losses += 1;
-                t.max_loss = t.max_loss.max(depth);
-            }
+            let odd_mask = 0u16.wrapping_sub(cell & 1);
+            odd += u64::from(cell & 1);
+            zeros += u64::from(cell == 0);
+            top_odd = top_odd.max(cell & odd_mask);
+            top_even = top_even.max(cell & !odd_mask);
         }
-        t
+        Tally {
+            wins: cells.len() as u64 - odd - zeros,
+            losses: odd,
+            zeros,
+            max_win: top_even.saturating_sub(1),
+            max_loss: top_odd.saturating_sub(1),
+        }
     }
 
     fn of_parallel(cells: &[u16]) -> Tally {
@@ -244,7 +256,10 @@ impl Tally {
     /// Says what disagrees between these cells and `counts`, if anything.
     fn check(&self, counts: &Counts, slots: u64) -> Result<(), String> {
         let c = counts;
-        let classified = c.wins.checked_add(c.losses).and_then(|n| n.checked_add(c.draws));
+        let classified = c
+            .wins
+            .checked_add(c.losses)
+            .and_then(|n| n.checked_add(c.draws));
         if c.states > slots {
             return Err(format!("{} states in {slots} slots", c.states));
         }
@@ -284,7 +299,9 @@ pub fn write_table_with(
     options: &WriteOptions,
 ) -> Result<(), TableError> {
     let header = checked_header(path, info, cells, options)?;
-    write_atomically(path, |file, tmp| write_contents(file, tmp, header, cells, options))
+    write_atomically(path, |file, tmp| {
+        write_contents(file, tmp, header, cells, options)
+    })
 }
 
 fn checked_header(
@@ -293,12 +310,22 @@ fn checked_header(
     cells: &[u16],
     options: &WriteOptions,
 ) -> Result<Header, TableError> {
-    let refuse = |what: String| TableError::BadInput { path: path.to_owned(), what };
+    let refuse = |what: String| TableError::BadInput {
+        path: path.to_owned(),
+        what,
+    };
     if cells.len() as u64 != info.slots {
-        return Err(refuse(format!("{} cells for {} slots", cells.len(), info.slots)));
+        return Err(refuse(format!(
+            "{} cells for {} slots",
+            cells.len(),
+            info.slots
+        )));
     }
     if !(1..=MAX_BLOCK_CELLS).contains(&options.block_cells) {
-        return Err(refuse(format!("block size {} is not in 1..={MAX_BLOCK_CELLS}", options.block_cells)));
+        return Err(refuse(format!(
+            "block size {} is not in 1..={MAX_BLOCK_CELLS}",
+            options.block_cells
+        )));
     }
     Tally::of_parallel(cells)
         .check(&info.counts, info.slots)
@@ -316,7 +343,9 @@ fn checked_header(
     };
     let len = encode_header(&header).len();
     if len > MAX_HEADER_BYTES {
-        return Err(refuse(format!("header of {len} bytes exceeds {MAX_HEADER_BYTES}")));
+        return Err(refuse(format!(
+            "header of {len} bytes exceeds {MAX_HEADER_BYTES}"
+        )));
     }
     Ok(header)
 }
@@ -333,7 +362,11 @@ fn tmp_path(path: &Path) -> PathBuf {
 }
 
 fn io_error<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(io::Error) -> TableError + 'a {
-    move |source| TableError::Io { path: path.to_owned(), op, source }
+    move |source| TableError::Io {
+        path: path.to_owned(),
+        op,
+        source,
+    }
 }
 
 /// Runs `write` on `<path>.tmp`, then makes the result durable and renames
@@ -499,7 +532,11 @@ impl<B: AsRef<[u8]>> Table<B> {
             ends,
             path,
         };
-        Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
+        Ok(Table {
+            bytes,
+            blocks,
+            cache: Mutex::new(BlockCache::default()),
+        })
     }
 
     /// Rules, sector, index version, size and counts from the header.
@@ -516,7 +553,11 @@ impl<B: AsRef<[u8]>> Table<B> {
     pub fn get(&self, index: u64) -> Result<u16, TableError> {
         let b = &self.blocks;
         if index >= b.info.slots {
-            return Err(TableError::OutOfRange { path: b.path.clone(), index, slots: b.info.slots });
+            return Err(TableError::OutOfRange {
+                path: b.path.clone(),
+                index,
+                slots: b.info.slots,
+            });
         }
         let cells = self.cached_block((index / b.block_cells) as usize)?;
         Ok(cells[(index % b.block_cells) as usize])
@@ -567,13 +608,18 @@ impl<B: AsRef<[u8]>> Table<B> {
     fn cache(&self) -> MutexGuard<'_, BlockCache> {
         // A panic elsewhere cannot leave the cache inconsistent: it only holds
         // complete, checked blocks.
-        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 impl Blocks {
     fn corrupt(&self, what: String) -> TableError {
-        TableError::Corrupt { path: self.path.clone(), what }
+        TableError::Corrupt {
+            path: self.path.clone(),
+            what,
+        }
     }
 
     fn block_len(&self, block: usize) -> usize {
@@ -595,7 +641,7 @@ impl Blocks {
             return Err(self.corrupt(format!("block {block}: checksum mismatch")));
         }
         let mut planes = vec![0u8; 2 * out.len()];
-        let n = zstd::bulk::decompress_to_buffer(frame, &mut planes)
+        let n = decompress(frame, &mut planes)
             .map_err(|e| self.corrupt(format!("block {block}: cannot decompress: {e}")))?;
         if n != planes.len() {
             return Err(self.corrupt(format!(
@@ -609,6 +655,22 @@ impl Blocks {
         }
         Ok(())
     }
+}
+
+/// Decompresses one zstd frame into `out`, returning its decompressed size.
+fn decompress(frame: &[u8], out: &mut [u8]) -> io::Result<usize> {
+    thread_local! {
+        // Creating a zstd context per block would cost as much as the
+        // decompression itself.
+        static CONTEXT: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+    }
+    CONTEXT.with_borrow_mut(|context| {
+        let context = match context {
+            Some(context) => context,
+            None => context.insert(zstd::bulk::Decompressor::new()?),
+        };
+        context.decompress_to_buffer(frame, out)
+    })
 }
 
 /// The most recently used decompressed blocks, most recent last.
@@ -639,12 +701,20 @@ impl BlockCache {
 
 /// Decodes and checks the header; returns it with its length in bytes.
 fn parse_header(bytes: &[u8], path: &Path) -> Result<(Header, usize), TableError> {
-    let corrupt = |what: String| TableError::Corrupt { path: path.to_owned(), what };
+    let corrupt = |what: String| TableError::Corrupt {
+        path: path.to_owned(),
+        what,
+    };
     if bytes.len() < MAGIC.len() {
-        return Err(corrupt(format!("{} bytes are too short for a header", bytes.len())));
+        return Err(corrupt(format!(
+            "{} bytes are too short for a header",
+            bytes.len()
+        )));
     }
     if bytes[..MAGIC.len()] != MAGIC {
-        return Err(TableError::BadMagic { path: path.to_owned() });
+        return Err(TableError::BadMagic {
+            path: path.to_owned(),
+        });
     }
     let (preamble, _): (Preamble, usize) = bincode::decode_from_slice(bytes, HEADER_CONFIG)
         .map_err(|e| corrupt(format!("unreadable header: {e}")))?;
@@ -696,9 +766,15 @@ fn parse_offsets(
     header_len: usize,
     path: &Path,
 ) -> Result<(usize, Vec<usize>), TableError> {
-    let corrupt = |what: String| TableError::Corrupt { path: path.to_owned(), what };
+    let corrupt = |what: String| TableError::Corrupt {
+        path: path.to_owned(),
+        what,
+    };
     if !(1..=MAX_BLOCK_CELLS).contains(&header.block_cells) {
-        return Err(corrupt(format!("block size {} is out of range", header.block_cells)));
+        return Err(corrupt(format!(
+            "block size {} is out of range",
+            header.block_cells
+        )));
     }
     let blocks = header.slots.div_ceil(u64::from(header.block_cells));
     let start = header_len + CRC_LEN;
@@ -707,7 +783,10 @@ fn parse_offsets(
         .and_then(|n| n.checked_mul(OFFSET_LEN))
         .and_then(|len| bytes.get(start..start.checked_add(len)?))
         .ok_or_else(|| {
-            corrupt(format!("file of {} bytes ends inside the offset table of {blocks} blocks", bytes.len()))
+            corrupt(format!(
+                "file of {} bytes ends inside the offset table of {blocks} blocks",
+                bytes.len()
+            ))
         })?;
     if crc32fast::hash(table).to_le_bytes() != header.offsets_crc {
         return Err(corrupt("offset table checksum mismatch".into()));
@@ -732,9 +811,12 @@ fn record_ends(table: &[u8]) -> Result<Vec<usize>, String> {
     for (block, raw) in table.chunks_exact(OFFSET_LEN).enumerate() {
         let end = u64::from_le_bytes(raw.try_into().expect("chunks are 8 bytes"));
         if end < prev + CRC_LEN as u64 + 1 {
-            return Err(format!("block {block} ends at {end}, before its start {prev} plus a checksum"));
+            return Err(format!(
+                "block {block} ends at {end}, before its start {prev} plus a checksum"
+            ));
         }
-        let end_usize = usize::try_from(end).map_err(|_| format!("block {block} ends past the address space"))?;
+        let end_usize = usize::try_from(end)
+            .map_err(|_| format!("block {block} ends past the address space"))?;
         ends.push(end_usize);
         prev = end;
     }
@@ -780,10 +862,18 @@ fn synthetic_value(rng: &mut SplitMix64) -> u16 {
     let win = class < 0.7;
     let depth = if rng.chance(1.0 / 500.0) {
         let d = 1 + (rng.next() % 300) as u16;
-        if (d % 2 == 1) == win { d } else { d + 1 }
+        if (d % 2 == 1) == win {
+            d
+        } else {
+            d + 1
+        }
     } else {
         let k = rng.geometric(1.0 / 3.0) as u16;
-        if win { 2 * k + 1 } else { 2 * k }
+        if win {
+            2 * k + 1
+        } else {
+            2 * k
+        }
     };
     depth + 1
 }
@@ -825,23 +915,90 @@ mod tests {
     fn tally_classifies_by_parity_of_depth() {
         // 0 draw, 1 = loss in 0, 2 = win in 1, 3 = loss in 2, 8 = win in 7
         let t = Tally::of(&[0, 1, 2, 3, 8, 0]);
-        let expected = Tally { wins: 2, losses: 2, zeros: 2, max_win: 7, max_loss: 2 };
+        let expected = Tally {
+            wins: 2,
+            losses: 2,
+            zeros: 2,
+            max_win: 7,
+            max_loss: 2,
+        };
         assert_eq!(t, expected);
+    }
+
+    /// The obvious count, one cell at a time by its meaning.
+    fn plain_tally(cells: &[u16]) -> Tally {
+        let mut t = Tally::default();
+        for &cell in cells {
+            if cell == 0 {
+                t.zeros += 1;
+                continue;
+            }
+            let depth = cell - 1;
+            if depth % 2 == 1 {
+                t.wins += 1;
+                t.max_win = t.max_win.max(depth);
+            } else {
+                t.losses += 1;
+                t.max_loss = t.max_loss.max(depth);
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn fast_tally_agrees_with_plain_count() {
+        let all: Vec<u16> = (0..=u16::MAX).collect();
+        let cases = [
+            synthetic_cells(100_000, 4),
+            all,
+            vec![],
+            vec![0; 9],
+            vec![1, 1],
+            vec![u16::MAX - 1],
+        ];
+        for cells in cases {
+            assert_eq!(Tally::of(&cells), plain_tally(&cells));
+            assert_eq!(Tally::of_parallel(&cells), plain_tally(&cells));
+        }
     }
 
     #[test]
     fn check_rejects_each_kind_of_disagreement() {
         let cells = [0, 1, 2, 3, 8, 0];
-        let good = Counts { states: 5, wins: 2, losses: 2, draws: 1, max_win: 7, max_loss: 2 };
+        let good = Counts {
+            states: 5,
+            wins: 2,
+            losses: 2,
+            draws: 1,
+            max_win: 7,
+            max_loss: 2,
+        };
         let t = Tally::of(&cells);
         assert_eq!(t.check(&good, 6), Ok(()));
         assert_eq!(Counts::tally(&cells, 5), good);
         let bad = [
-            Counts { states: 7, draws: 3, ..good.clone() },
-            Counts { draws: 2, ..good.clone() },
-            Counts { wins: 1, draws: 2, ..good.clone() },
-            Counts { max_win: 5, ..good.clone() },
-            Counts { max_loss: 0, ..good.clone() },
+            Counts {
+                states: 7,
+                draws: 3,
+                ..good.clone()
+            },
+            Counts {
+                draws: 2,
+                ..good.clone()
+            },
+            Counts {
+                wins: 1,
+                draws: 2,
+                ..good.clone()
+            },
+            Counts {
+                max_win: 5,
+                ..good.clone()
+            },
+            Counts {
+                max_loss: 0,
+                ..good.clone()
+            },
         ];
         for counts in bad {
             assert!(t.check(&counts, 6).is_err(), "{counts:?} accepted");
@@ -868,11 +1025,55 @@ mod tests {
         fs::write(&path, b"old").unwrap();
         let err = write_atomically(&path, |file, tmp| {
             file.write_all(b"half a table").unwrap();
-            Err(TableError::Io { path: tmp.to_owned(), op: "test", source: io::Error::other("disk full") })
+            Err(TableError::Io {
+                path: tmp.to_owned(),
+                op: "test",
+                source: io::Error::other("disk full"),
+            })
         });
         assert!(err.is_err());
         assert_eq!(fs::read(&path).unwrap(), b"old");
         assert!(!tmp_path(&path).exists());
+    }
+
+    /// Damage to the header or the offset table must stop `open`, not only
+    /// the block reads that a shifted offset would break.
+    #[test]
+    fn open_refuses_any_flip_before_the_first_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        let cells = synthetic_cells(1000, 3);
+        let info = TableInfo {
+            rules: "r".into(),
+            sector: "s".into(),
+            index_version: 0,
+            slots: cells.len() as u64,
+            counts: Counts::tally(&cells, cells.len() as u64),
+        };
+        let options = WriteOptions {
+            block_cells: 100,
+            ..WriteOptions::default()
+        };
+        write_table_with(&path, &info, &cells, &options).unwrap();
+        let bytes = fs::read(&path).unwrap();
+        let data_start = Table::from_bytes(&bytes[..], &path, "r", "s")
+            .unwrap()
+            .blocks
+            .data_start;
+        let (_, header_len) = parse_header(&bytes, &path).unwrap();
+        for pos in 0..data_start {
+            let mut bad = bytes.clone();
+            bad[pos] ^= 0x04;
+            let err = Table::from_bytes(bad, &path, "r", "s")
+                .err()
+                .expect("damaged prefix opened");
+            if pos >= header_len + CRC_LEN {
+                assert!(
+                    err.to_string().contains("offset table checksum"),
+                    "byte {pos}: {err}"
+                );
+            }
+        }
     }
 
     #[test]
