@@ -9,7 +9,7 @@
 //!
 //! | bytes            | content                                                        |
 //! |------------------|----------------------------------------------------------------|
-//! | header           | bincode (standard config) of [`Header`]: magic, format version, rules, sector, index version, slots, counts, cells per block, CRC-32 of the offset table |
+//! | header           | bincode (standard config) of `Header`: magic, format version, rules, sector, index version, slots, counts, cells per block, CRC-32 of the offset table |
 //! | 4                | CRC-32 of the header bytes (little-endian)                     |
 //! | 8 × blocks       | end of each block record, counted from the first record (u64 LE) |
 //! | records          | per block: a zstd frame of the block's low bytes followed by its high bytes, then the CRC-32 of that frame (4 bytes LE) |
@@ -170,7 +170,7 @@ impl Default for WriteOptions {
     }
 }
 
-/// The first fields of [`Header`], decodable before knowing whether the rest
+/// The first fields of `Header`, decodable before knowing whether the rest
 /// of the header has a layout this build understands.
 #[derive(bincode::Encode, bincode::Decode)]
 struct Preamble {
@@ -793,7 +793,8 @@ fn parse_offsets(
     }
     let data_start = start + table.len();
     let ends = record_ends(table).map_err(corrupt)?;
-    let expected = data_start as u64 + ends.last().map_or(0, |&end| end as u64);
+    let records_len = ends.last().map_or(0, |&end| end as u64);
+    let expected = (data_start as u64).saturating_add(records_len);
     if expected != bytes.len() as u64 {
         return Err(TableError::Length {
             path: path.to_owned(),
@@ -810,7 +811,11 @@ fn record_ends(table: &[u8]) -> Result<Vec<usize>, String> {
     let mut ends = Vec::with_capacity(table.len() / OFFSET_LEN);
     for (block, raw) in table.chunks_exact(OFFSET_LEN).enumerate() {
         let end = u64::from_le_bytes(raw.try_into().expect("chunks are 8 bytes"));
-        if end < prev + CRC_LEN as u64 + 1 {
+        // A damaged table could hold any value: no arithmetic may overflow.
+        if prev
+            .checked_add(CRC_LEN as u64 + 1)
+            .is_none_or(|min| end < min)
+        {
             return Err(format!(
                 "block {block} ends at {end}, before its start {prev} plus a checksum"
             ));
@@ -1074,6 +1079,121 @@ mod tests {
                 );
             }
         }
+    }
+
+    fn header(slots: u64, block_cells: u32, counts: Counts) -> Header {
+        Header {
+            magic: MAGIC,
+            format_version: FORMAT_VERSION,
+            rules: "r".into(),
+            sector: "s".into(),
+            index_version: 0,
+            slots,
+            counts,
+            block_cells,
+            offsets_crc: [0; 4],
+        }
+    }
+
+    /// A file with correct checksums around whatever header, offsets and
+    /// records it is given: what a writer bug could produce.
+    fn assemble(mut header: Header, ends: &[u64], records: &[u8]) -> Vec<u8> {
+        let offsets: Vec<u8> = ends.iter().flat_map(|e| e.to_le_bytes()).collect();
+        header.offsets_crc = crc32fast::hash(&offsets).to_le_bytes();
+        let mut bytes = encode_header(&header);
+        bytes.extend_from_slice(&crc32fast::hash(&bytes).to_le_bytes());
+        bytes.extend_from_slice(&offsets);
+        bytes.extend_from_slice(records);
+        bytes
+    }
+
+    fn record_of(planes: &[u8]) -> Vec<u8> {
+        let mut record = zstd::bulk::compress(planes, 3).unwrap();
+        let crc = crc32fast::hash(&record);
+        record.extend_from_slice(&crc.to_le_bytes());
+        record
+    }
+
+    fn open(bytes: Vec<u8>) -> Result<Table<Vec<u8>>, TableError> {
+        Table::from_bytes(bytes, Path::new("t"), "r", "s")
+    }
+
+    #[test]
+    fn nonsense_with_valid_checksums_is_refused_at_open() {
+        let zero = Counts::default();
+        let garbage = [0u8; 64];
+        let cases = [
+            assemble(header(u64::MAX, 1, zero.clone()), &[], &[]),
+            assemble(header(10, 0, zero.clone()), &[], &[]),
+            assemble(
+                header(10, MAX_BLOCK_CELLS + 1, zero.clone()),
+                &[8],
+                &garbage[..8],
+            ),
+            assemble(header(20, 10, zero.clone()), &[30, 20], &garbage[..20]),
+            assemble(header(20, 10, zero.clone()), &[3, 20], &garbage[..20]),
+            assemble(
+                header(20, 10, zero.clone()),
+                &[u64::MAX - 2, u64::MAX],
+                &garbage,
+            ),
+            assemble(header(20, 10, zero.clone()), &[10, 20], &garbage[..30]),
+        ];
+        for (k, bytes) in cases.into_iter().enumerate() {
+            assert!(open(bytes).is_err(), "case {k} opened");
+        }
+    }
+
+    #[test]
+    fn blocks_of_wrong_content_are_refused_when_read() {
+        let counts = Counts {
+            states: 4,
+            draws: 4,
+            ..Counts::default()
+        };
+        let good = record_of(&[0; 8]);
+        let cases = [
+            garbage_with_crc(),
+            record_of(&[0; 7]),
+            record_of(&[0; 9]),
+            record_of(&[]),
+        ];
+        for (k, bad) in cases.into_iter().enumerate() {
+            let records = [good.clone(), bad.clone()].concat();
+            let ends = [good.len() as u64, records.len() as u64];
+            let table = open(assemble(header(8, 4, counts.clone()), &ends, &records)).unwrap();
+            assert_eq!(table.get(0).unwrap(), 0, "case {k}");
+            assert!(table.get(4).is_err(), "case {k}");
+            assert!(table.read_all().is_err(), "case {k}");
+            assert!(table.verify().is_err(), "case {k}");
+        }
+    }
+
+    fn garbage_with_crc() -> Vec<u8> {
+        let mut record = b"not a zstd frame".to_vec();
+        let crc = crc32fast::hash(&record);
+        record.extend_from_slice(&crc.to_le_bytes());
+        record
+    }
+
+    #[test]
+    fn verify_refuses_counts_that_disagree_with_cells() {
+        // One win in 1 (cell 2) among four slots, but the header says draws.
+        let record = record_of(&[2, 0, 0, 0, 0, 0, 0, 0]);
+        let counts = Counts {
+            states: 4,
+            draws: 4,
+            ..Counts::default()
+        };
+        let table = open(assemble(
+            header(4, 4, counts),
+            &[record.len() as u64],
+            &record,
+        ))
+        .unwrap();
+        assert_eq!(table.read_all().unwrap(), [2, 0, 0, 0]);
+        let err = table.verify().unwrap_err().to_string();
+        assert!(err.contains("counts disagree"), "{err}");
     }
 
     #[test]
