@@ -132,6 +132,12 @@ pub fn colex_unrank(mut rank: u64, k: u32) -> Bits {
 /// size, as if the points of `free` were renumbered `0..`.
 #[inline]
 fn compact_rank(set: Bits, free: Bits) -> u64 {
+    #[cfg(target_feature = "bmi2")]
+    {
+        // Safety: the instruction exists, as the target feature says.
+        return colex_rank(unsafe { std::arch::x86_64::_pext_u32(set, free) });
+    }
+    #[allow(unreachable_code)]
     let mut rank = 0;
     for (i, p) in points(set).enumerate() {
         let below = (free & ((1 << p) - 1)).count_ones();
@@ -220,16 +226,17 @@ fn next_subset(set: u64) -> u64 {
 /// The smallest image of `set` and the symmetries that give it.
 #[inline(always)]
 fn canonical_set(syms: &Symmetries, set: Bits) -> (Bits, u32) {
+    // Two branch-free passes: the images, then which of them is smallest.
+    let n = syms.len().min(32);
+    let mut images = [0; 32];
     let mut best = set;
-    let mut which = 1;
-    for s in 1..syms.len() {
-        let image = syms.apply(s, set);
-        if image < best {
-            best = image;
-            which = 1 << s;
-        } else if image == best {
-            which |= 1 << s;
-        }
+    for (s, image) in images.iter_mut().enumerate().take(n) {
+        *image = syms.apply(s, set);
+        best = best.min(*image);
+    }
+    let mut which = 0;
+    for (s, &image) in images.iter().enumerate().take(n) {
+        which |= ((image == best) as u32) << s;
     }
     (best, which)
 }
@@ -318,6 +325,18 @@ impl SectorIndex<'_> {
         let free_points = FreePoints::of(self.ix.all & !mover);
         let opponent = deposit(colex_unrank(slot % self.per_class, self.o), free_points.as_slice());
         self.is_canonical(class, opponent).then_some((mover, opponent))
+    }
+
+    /// How many distinct positions the symmetries make of the canonical
+    /// position in `slot` (whose opponent stones are `opponent`).
+    #[inline]
+    pub fn orbit_size(&self, slot: u64, opponent: Bits) -> u32 {
+        let group = self.ix.syms.len() as u32;
+        let stab = self.classes.stabilisers[(slot / self.per_class) as usize];
+        if stab == 1 {
+            return group;
+        }
+        group / points(stab).filter(|&s| self.ix.syms.apply(s as usize, opponent) == opponent).count() as u32
     }
 
     #[inline]
