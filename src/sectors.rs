@@ -10,6 +10,14 @@ use crate::variant::Variant;
 /// Every moving-phase sector `M-O` with `M` and `O` from 3 to the number of
 /// stones per side (fewer than 3 has lost), where both fit the board;
 /// ordered by `M`, then `O`.
+///
+/// ```
+/// use morris::{sectors::moving_sectors, Variant};
+/// let nine = Variant::named("nine").unwrap();
+/// let sectors = moving_sectors(&nine);
+/// assert_eq!(sectors.len(), 49);
+/// assert_eq!(sectors[0].to_string(), "3-3");
+/// ```
 pub fn moving_sectors(v: &Variant) -> Vec<Sector> {
     let points = v.board().points() as u32;
     let mut sectors = Vec::new();
@@ -197,7 +205,12 @@ mod tests {
             let listed: HashSet<Sector> = placement.iter().copied().chain(moving_sectors(&v)).collect();
             for s in &placement {
                 let placed = v.stones() - s.mover_hand + 1;
-                let quiet = Sector { mover: s.opponent, opponent: s.mover + 1, mover_hand: s.opponent_hand, opponent_hand: s.mover_hand - 1 };
+                let quiet = Sector {
+                    mover: s.opponent,
+                    opponent: s.mover + 1,
+                    mover_hand: s.opponent_hand,
+                    opponent_hand: s.mover_hand - 1,
+                };
                 let mut successors = vec![quiet];
                 if placed >= 3 && s.opponent > 0 {
                     successors.push(Sector { mover: s.opponent - 1, ..quiet });

@@ -101,9 +101,7 @@ fn one_line(err: &anyhow::Error) -> String {
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .filter_map(|cause| cause.downcast_ref::<io::Error>())
-        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    err.chain().filter_map(|cause| cause.downcast_ref::<io::Error>()).any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }
 
 /// A short description of the rules in force, e.g. `nine (flying at 3 stones)`.

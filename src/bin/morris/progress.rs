@@ -28,7 +28,12 @@ impl Progress {
             .progress_chars("=> ");
         bar.set_style(style);
         bar.set_message(what.to_string());
-        Progress { bar, start: Instant::now(), drawable: std::io::stderr().is_terminal(), shown: AtomicBool::new(false) }
+        Progress {
+            bar,
+            start: Instant::now(),
+            drawable: std::io::stderr().is_terminal(),
+            shown: AtomicBool::new(false),
+        }
     }
 
     /// One more item done.

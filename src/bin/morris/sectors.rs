@@ -129,10 +129,17 @@ fn write_table(variant: &Variant, rows: &[Row], out: &mut impl Write) -> Result<
     }
 
     let notation = if placement.is_empty() { "M-O" } else { "M-O[-MH-OH]" };
-    writeln!(out, "{}: sectors {notation}, side to move first: stones on the board[, then in hand]", describe(variant))?;
+    writeln!(
+        out,
+        "{}: sectors {notation}, side to move first: stones on the board[, then in hand]",
+        describe(variant)
+    )?;
     let label_width = lines.iter().chain(&totals).map(|l| l.label.len()).max().unwrap_or(0).max("sector".len());
     let number_width = totals.iter().map(|l| l.slots.to_string().len()).max().unwrap_or(0).max("states".len());
-    let header = format!("{:<label_width$}  {:>number_width$}  {:>number_width$}  {:>12}", "sector", "slots", "states", "slots/states");
+    let header = format!(
+        "{:<label_width$}  {:>number_width$}  {:>number_width$}  {:>12}",
+        "sector", "slots", "states", "slots/states"
+    );
     writeln!(out, "{header}")?;
     for l in &lines {
         write_line(l, label_width, number_width, out)?;
