@@ -4,6 +4,7 @@
 pub mod index;
 pub mod position;
 pub mod rules;
+pub mod sectors;
 pub mod symmetry;
 pub mod value;
 pub mod variant;

@@ -1,0 +1,135 @@
+//! `morris`: the command line on top of the library.
+//!
+//! Only this binary knows about clap, indicatif and the terminal. Every
+//! command gets the variant (with the global options applied) and a
+//! buffered stdout; errors come back as `anyhow` chains and are printed on
+//! one line.
+
+mod json;
+mod progress;
+mod sectors;
+mod show;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use morris::variant::{Flying, Variant};
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Retrograde-analysis solver and endgame databases for Nine Men's Morris
+/// and its relatives.
+#[derive(Parser)]
+#[command(name = "morris", version)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every command takes.
+#[derive(clap::Args)]
+struct Global {
+    /// The game: nine, twelve, eleven, six, five, lasker or morabaraba.
+    #[arg(long, global = true, env = "MORRIS_VARIANT", default_value = "nine")]
+    variant: String,
+
+    /// Fly with at most this many stones (3, 4, ...) or `never`; overrides
+    /// the variant's rule.
+    #[arg(long, global = true, value_name = "N|never")]
+    fly_at: Option<String>,
+
+    /// The database directory.
+    #[arg(long, global = true, env = "MORRIS_DB", default_value = "data/db")]
+    // Read by the database commands (solve, stats, query, verify) to come.
+    #[allow(dead_code)]
+    db: PathBuf,
+}
+
+impl Global {
+    /// The variant named by `--variant`, with `--fly-at` applied.
+    fn variant(&self) -> Result<Variant> {
+        let variant = Variant::named(&self.variant)?;
+        match &self.fly_at {
+            None => Ok(variant),
+            Some(text) => {
+                let flying: Flying = text.parse().context("--fly-at")?;
+                Ok(variant.with_flying(flying))
+            }
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Sectors with their index slots and canonical state counts.
+    Sectors(sectors::Args),
+    /// A position: diagram, sector, canonical form, index, status and legal moves.
+    Show(show::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`morris sectors | head`): nothing to report.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            // If stderr is gone too there is no one left to tell.
+            let _ = writeln!(io::stderr(), "morris: error: {}", one_line(&err));
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<()> {
+    let variant = cli.global.variant()?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    match &cli.command {
+        Command::Sectors(args) => sectors::run(&variant, args, &mut out)?,
+        Command::Show(args) => show::run(&variant, args, &mut out)?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The error chain joined by ": ", on one line.
+fn one_line(err: &anyhow::Error) -> String {
+    format!("{err:#}").replace('\n', " ")
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().filter_map(|cause| cause.downcast_ref::<io::Error>()).any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}
+
+/// A short description of the rules in force, e.g. `nine (flying at 3 stones)`.
+fn describe(variant: &Variant) -> String {
+    let flying = match variant.flying() {
+        Flying::Never => "no flying".to_string(),
+        Flying::AtMost(n) => format!("flying at {n} stones"),
+    };
+    format!("{} ({flying})", variant.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use morris::variant::VARIANT_NAMES;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn variant_help_names_every_variant() {
+        use clap::CommandFactory;
+        let help = Cli::command().render_long_help().to_string();
+        for name in VARIANT_NAMES {
+            assert!(help.contains(name), "{name} missing from --help");
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! `morris sectors`: every sector with its index slots and canonical states.
+
+use crate::{describe, json, progress::Progress};
+use anyhow::Result;
+use clap::ValueEnum;
+use morris::index::{Indexer, Sector, BINOMIAL};
+use morris::sectors::{moving_sectors, placement_sectors};
+use morris::variant::Variant;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::io::Write;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Print a JSON array of {"sector", "slots", "states", ...} objects.
+    #[arg(long)]
+    json: bool,
+
+    /// Which sectors: the moving phase only, or the placement phase too.
+    #[arg(long, value_enum, default_value_t = Phase::Moving)]
+    phase: Phase,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Phase {
+    Moving,
+    All,
+}
+
+/// One sector with its counts.
+struct Row {
+    sector: Sector,
+    slots: u64,
+    states: u64,
+}
+
+pub fn run(variant: &Variant, args: &Args, out: &mut impl Write) -> Result<()> {
+    let mut sectors = moving_sectors(variant);
+    if args.phase == Phase::All {
+        sectors.extend(placement_sectors(variant));
+    }
+    let rows = count(variant, &sectors);
+    if args.json {
+        write_json(&rows, out)
+    } else {
+        write_table(variant, &rows, out)
+    }
+}
+
+/// Slots and canonical states of every sector. The index layout depends
+/// only on the stones on the board, so each (mover, opponent) pair is
+/// counted once, in parallel, largest first.
+fn count(variant: &Variant, sectors: &[Sector]) -> Vec<Row> {
+    let ix = Indexer::new(variant.board());
+    let points = variant.board().points() as u32;
+    let mut layouts: Vec<(u8, u8)> = sectors.iter().map(|s| (s.mover, s.opponent)).collect();
+    layouts.sort_unstable();
+    layouts.dedup();
+    let raw_size = |&(m, o): &(u8, u8)| BINOMIAL.get(points, m as u32) * BINOMIAL.get(points - m as u32, o as u32);
+    layouts.sort_by_key(|layout| std::cmp::Reverse(raw_size(layout)));
+
+    let progress = Progress::new(layouts.len() as u64, "counting canonical states");
+    let counts: HashMap<(u8, u8), (u64, u64)> = layouts
+        .par_iter()
+        .map(|&(m, o)| {
+            let index = ix.sector(Sector::moving(m, o));
+            let counts = (index.slots(), index.canonical_states());
+            progress.inc();
+            ((m, o), counts)
+        })
+        .collect();
+    progress.finish();
+
+    sectors
+        .iter()
+        .map(|&sector| {
+            let (slots, states) = counts[&(sector.mover, sector.opponent)];
+            Row { sector, slots, states }
+        })
+        .collect()
+}
+
+fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
+    writeln!(out, "[")?;
+    for (i, row) in rows.iter().enumerate() {
+        let s = row.sector;
+        let phase = if s.is_moving() { "moving" } else { "placement" };
+        let comma = if i + 1 < rows.len() { "," } else { "" };
+        writeln!(
+            out,
+            "  {{\"sector\": {}, \"phase\": \"{phase}\", \"mover\": {}, \"opponent\": {}, \"mover_hand\": {}, \
+             \"opponent_hand\": {}, \"slots\": {}, \"states\": {}}}{comma}",
+            json::string(&s.to_string()),
+            s.mover,
+            s.opponent,
+            s.mover_hand,
+            s.opponent_hand,
+            row.slots,
+            row.states,
+        )?;
+    }
+    writeln!(out, "]")?;
+    Ok(())
+}
+
+/// A line of the text table: a label and two counts.
+struct Line {
+    label: String,
+    slots: u64,
+    states: u64,
+}
+
+fn write_table(variant: &Variant, rows: &[Row], out: &mut impl Write) -> Result<()> {
+    let (moving, placement): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|r| r.sector.is_moving());
+    let line = |r: &&Row| Line { label: r.sector.to_string(), slots: r.slots, states: r.states };
+    let total = |label: String, rows: &[&Row]| Line {
+        label,
+        slots: rows.iter().map(|r| r.slots).sum(),
+        states: rows.iter().map(|r| r.states).sum(),
+    };
+
+    let mut lines: Vec<Line> = moving.iter().map(line).collect();
+    let mut totals = vec![total(format!("moving phase ({} sectors)", moving.len()), &moving)];
+    if !placement.is_empty() {
+        lines.extend(placement.iter().map(line));
+        totals.push(total(format!("placement phase ({} sectors)", placement.len()), &placement));
+        let all: Vec<&Row> = rows.iter().collect();
+        totals.push(total(format!("all ({} sectors)", rows.len()), &all));
+    }
+
+    let notation = if placement.is_empty() { "M-O" } else { "M-O[-MH-OH]" };
+    writeln!(
+        out,
+        "{}: sectors {notation}, side to move first: stones on the board[, then in hand]",
+        describe(variant)
+    )?;
+    let label_width = lines.iter().chain(&totals).map(|l| l.label.len()).max().unwrap_or(0).max("sector".len());
+    let number_width = totals.iter().map(|l| l.slots.to_string().len()).max().unwrap_or(0).max("states".len());
+    let header = format!(
+        "{:<label_width$}  {:>number_width$}  {:>number_width$}  {:>12}",
+        "sector", "slots", "states", "slots/states"
+    );
+    writeln!(out, "{header}")?;
+    for l in &lines {
+        write_line(l, label_width, number_width, out)?;
+    }
+    writeln!(out, "{}", "-".repeat(header.len()))?;
+    for l in &totals {
+        write_line(l, label_width, number_width, out)?;
+    }
+    Ok(())
+}
+
+fn write_line(l: &Line, label_width: usize, number_width: usize, out: &mut impl Write) -> Result<()> {
+    let ratio = l.slots as f64 / l.states as f64;
+    writeln!(out, "{:<label_width$}  {:>number_width$}  {:>number_width$}  {ratio:>12.4}", l.label, l.slots, l.states)?;
+    Ok(())
+}
