@@ -8,6 +8,8 @@
 use crate::index::{Indexer, Sector, INDEX_VERSION};
 use crate::solve::{self, moving_pairs, MovingPair, PairReport, Progress, SolveError, SolvedSector, WorkingSector};
 use crate::table::{write_table, Table, TableError, TableInfo};
+use crate::position::State;
+use crate::value::{Cell, Value};
 use crate::variant::Variant;
 use memmap2::{Mmap, MmapMut};
 use std::collections::HashMap;
@@ -105,6 +107,17 @@ impl Database {
             stones: sector.total_stones(),
             dir: self.dir.clone(),
         }
+    }
+
+    /// The stored value of a state (any state of a sector in the database;
+    /// a side with fewer than 3 stones has lost).
+    pub fn value(&self, state: &State) -> Result<Value, DbError> {
+        if state.mover_stones() < 3 {
+            return Ok(Value::Loss(0));
+        }
+        let sector = Sector::of(state);
+        let slot = self.indexer.sector(sector).rank(state.mover, state.opponent);
+        Ok(Value::from(Cell(self.table(sector)?.get(slot)?)))
     }
 
     /// Every cell of a sector, checked block by block.
