@@ -37,3 +37,25 @@ fn six_moving_phase_verifies() {
     solve_and_verify(Variant::named("six").unwrap(), 12, 2);
     solve_and_verify(Variant::named("six").unwrap().with_flying(Flying::AtMost(3)), 12, 2);
 }
+
+/// Solves a whole variant, moving phase and placement, and checks every table.
+fn solve_whole(v: Variant) -> Database {
+    let stones = 2 * v.stones() as u32;
+    let db = solve_and_verify(v, stones, 2);
+    db.solve_placement(stones, 2, &Quiet).unwrap();
+    for sector in morris::sectors::placement_sectors(db.variant()) {
+        let check = check_sector(&db, sector).unwrap();
+        assert_eq!(check.mismatches, 0, "{} {sector}: {:?}", db.variant().name(), check.examples);
+        assert!(check.counts_agree, "{sector}: header counts");
+    }
+    db
+}
+
+#[test]
+fn six_and_five_start_positions_are_draws() {
+    for name in ["six", "five"] {
+        let db = solve_whole(Variant::named(name).unwrap());
+        let start = morris::Position::start(db.variant()).state();
+        assert_eq!(db.value(&start).unwrap(), morris::Value::Draw, "{name}");
+    }
+}
