@@ -17,3 +17,4 @@ pub mod database;
 pub mod solve;
 pub mod table;
 pub mod verify;
+pub mod search;
