@@ -59,3 +59,19 @@ fn six_and_five_start_positions_are_draws() {
         assert_eq!(db.value(&start).unwrap(), morris::Value::Draw, "{name}");
     }
 }
+
+#[test]
+fn twelve_full_board_after_placement_is_a_draw() {
+    use morris::rules::{status, Status};
+    use morris::verify::value_from_successors;
+    for name in ["twelve", "morabaraba"] {
+        let v = Variant::named(name).unwrap();
+        // Black places the last stone; no mill closes and White cannot move.
+        let p = morris::Position::parse("WBWBWBWB/BWBWBWBW/WBWBWBW. b 0 1", &v).unwrap();
+        let lookup = |s: &morris::State| {
+            assert_eq!(status(&v, s), Status::Drawn, "{name}: the only successor is the full board");
+            morris::Value::Draw
+        };
+        assert_eq!(value_from_successors(&v, &p.state(), &lookup), morris::Value::Draw, "{name}");
+    }
+}
