@@ -14,18 +14,22 @@
 //! let db = Database::new(&dir, Variant::named("nine")?);
 //! db.solve_moving(6, 2, &Quiet)?; // sectors with at most 6 stones on the board: 3-3
 //!
-//! // White (a7 d7 b6) flies b6 to g7, closes a mill and leaves Black two stones.
-//! let position = Position::parse("WW....B./W......./BB...... w 0 0", db.variant())?;
+//! // White has a mill (a7 d7 g7), Black three stones; both sides fly.
+//! let position = Position::parse("WWW..B../....B.B./........ w 0 0", db.variant())?;
 //! let query = Query::new(&db);
-//! assert_eq!(query.value(&position)?.0, Value::Win(1));
-//! let best = query.moves(&position)?[0];
-//! assert_eq!((best.mv.notation(db.variant()), best.value), ("b6-g7xa1".to_string(), Value::Win(1)));
+//! assert_eq!(query.value(&position)?.0, Value::Win(11));
 //!
-//! // Black to move instead: a perfect-play line to the end of the game.
-//! let position = Position::parse("WW....B./W......./BB...... b 0 0", db.variant())?;
-//! let analysis = query.analyse(&position)?;
-//! println!("{}: {:?}", analysis.value, analysis.line.moves);
-//! assert_eq!(analysis.line.moves.len() as u16, analysis.value.plies().unwrap());
+//! // Every legal move with the result it leads to for White, best first:
+//! // two moves win in 11 plies, one in 17, the rest lose.
+//! let moves = query.moves(&position)?;
+//! assert_eq!(moves[0].mv.notation(db.variant()), "a7-d2");
+//! assert_eq!(moves[0].value, Value::Win(11));
+//! assert_eq!(moves[2].value, Value::Win(17));
+//! assert_eq!(moves[3].value, Value::Loss(2));
+//!
+//! // A perfect-play line to the end of the game.
+//! let line = query.line(&position, 100)?;
+//! assert_eq!((line.moves.len(), line.cut), (11, false));
 //! std::fs::remove_dir_all(&dir)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

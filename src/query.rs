@@ -53,10 +53,12 @@ impl Exactness {
 /// A legal move and the result it leads to for the side that makes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveValue {
+    /// The move.
     pub mv: Move,
     /// The mover's result after the move (the value of the position it
     /// leads to, seen one ply earlier).
     pub value: Value,
+    /// Whether that value's distance is exact.
     pub exactness: Exactness,
 }
 
@@ -64,6 +66,7 @@ pub struct MoveValue {
 /// slowest loss, a drawing side a move that keeps the draw.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
+    /// The moves, from the position the line starts at.
     pub moves: Vec<Move>,
     /// The position after the last move of the line.
     pub end: Position,
@@ -74,6 +77,7 @@ pub struct Line {
 /// Everything `morris query` tells about a position.
 #[derive(Clone, Debug)]
 pub struct Analysis {
+    /// The position asked about.
     pub position: Position,
     /// The sector of the position, seen from the side to move.
     pub sector: Sector,
@@ -95,7 +99,9 @@ pub struct Analysis {
 /// then fewer drawing ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Chances {
+    /// Replies that lose.
     pub losing: usize,
+    /// Replies that keep the draw.
     pub drawing: usize,
 }
 
@@ -136,14 +142,17 @@ pub struct Query<'db> {
 }
 
 impl<'db> Query<'db> {
+    /// Queries on `db`.
     pub fn new(db: &'db Database) -> Query<'db> {
         Query { db }
     }
 
+    /// The database asked.
     pub fn database(&self) -> &'db Database {
         self.db
     }
 
+    /// The variant of the database, with its rules.
     pub fn variant(&self) -> &'db Variant {
         self.db.variant()
     }
