@@ -462,12 +462,16 @@ fn why_illegal(v: &Variant, position: &Position, mv: Move) -> String {
     let occupied = state.mover | state.opponent;
     match mv.from {
         None if state.mover_hand == 0 => {
-            return format!("{me} has no stones in hand: move a stone (e.g. d6-d5)");
+            return format!(
+                "{me} has no stones in hand: move a stone{}",
+                example(v, &state)
+            );
         }
         Some(_) if state.mover_hand > 0 && !v.move_while_placing() => {
             return format!(
-                "{me} still has {} stone(s) in hand and must place one (e.g. d6)",
-                state.mover_hand
+                "{me} still has {} stone(s) in hand and must place one{}",
+                state.mover_hand,
+                example(v, &state)
             );
         }
         Some(from) if state.mover & 1 << from == 0 => {
@@ -514,6 +518,13 @@ fn why_illegal(v: &Variant, position: &Position, mv: Move) -> String {
         }
         _ => "it is not among the legal moves".to_string(),
     }
+}
+
+/// ", e.g. MOVE" with the first legal move, or nothing.
+fn example(v: &Variant, state: &State) -> String {
+    legal_moves(v, state)
+        .first()
+        .map_or(String::new(), |m| format!(", e.g. {}", m.notation(v)))
 }
 
 /// A move without its removal, in notation.

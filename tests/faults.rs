@@ -583,3 +583,50 @@ fn morris_query_reports_damage_in_one_line_naming_the_file() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_wrong_value_under_good_checksums_is_caught_by_the_query_check() {
+    use morris::table::{write_table, Counts, TableInfo};
+    use morris::value::Cell;
+    let v = nine();
+    let dir = copy();
+    let sector = Sector::moving(3, 3);
+    let p = Position::parse("WWW..B../....B.B./........ w 0 0", &v).unwrap();
+    let db = Database::new(&dir, nine());
+    let path = db.table_path(sector);
+    let (mut cells, info) = {
+        let table = db.table(sector).unwrap();
+        (table.read_all().unwrap(), table.info().clone())
+    };
+    let slot = db.indexer().sector(sector).rank(p.white, p.black) as usize;
+    drop(db);
+    assert_eq!(Value::from(Cell(cells[slot])), Value::Win(11));
+    cells[slot] = Cell::from(Value::Win(13)).0;
+    let info = TableInfo {
+        counts: Counts::tally(&cells, info.counts.states),
+        ..info
+    };
+    write_table(&path, &info, &cells).unwrap();
+
+    let db = Database::new(&dir, nine());
+    // The checksums cannot tell: the table was written that way.
+    assert_eq!(db.value(&p.state()).unwrap(), Value::Win(13));
+    let expected = format!(
+        "{}: the tables disagree: {} is stored as win in 13, but its best move gives win in 11",
+        path.display(),
+        p.notation(&v)
+    );
+    let q = Query::new(&db);
+    for err in [q.analyse(&p).unwrap_err(), q.line(&p, 40).unwrap_err()] {
+        assert!(err.to_string().starts_with(&expected), "{err}");
+    }
+    let out = morris(&dir, &["query", &p.notation(&v)]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        (out.status.code(), err.lines().count()),
+        (Some(1), 1),
+        "{err}"
+    );
+    assert!(err.contains(&expected), "{err}");
+    fs::remove_dir_all(dir).unwrap();
+}
