@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Prints figures to compare across versions: for now the index throughput
-# (one thread) on nine's largest sectors. Arguments go to the benchmark,
-# e.g. `scripts/bench.sh --samples 1000000 --rounds 5`.
+# Prints figures to compare across versions: the index throughput (one
+# thread) on nine's largest sectors, then the query figures (see the end).
+# Arguments go to the index benchmark, e.g.
+# `scripts/bench.sh --samples 1000000 --rounds 5`.
 # Respects CARGO_TARGET_DIR and CARGO_BUILD_JOBS like any cargo command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,3 +15,15 @@ echo
 
 cargo build --release --quiet --example bench_index
 cargo run --release --quiet --example bench_index -- "$@"
+
+# Queries: probe latency (cold and warm), a full query (value, every move,
+# a perfect-play line), and `morris query` from process start to answer, on
+# nine's moving phase up to 9 stones solved into a temporary directory
+# (about 20 s). Options for the benchmark go in PROBE_ARGS, e.g.
+# PROBE_ARGS="--max-stones 10 --samples 20000" or "--db DIR" to reuse a
+# solved database.
+echo
+target="${CARGO_TARGET_DIR:-target}"
+cargo build --release --quiet --example bench_probe --bin morris
+# shellcheck disable=SC2086 # PROBE_ARGS is a list of words
+"$target/release/examples/bench_probe" --morris "$target/release/morris" ${PROBE_ARGS:-}

@@ -6,14 +6,16 @@
 //! one line.
 
 mod json;
+mod play;
 mod progress;
+mod query;
 mod sectors;
 mod show;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use morris::variant::{Flying, Variant};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -67,6 +69,10 @@ enum Command {
     Sectors(sectors::Args),
     /// A position: diagram, sector, canonical form, index, status and legal moves.
     Show(show::Args),
+    /// The value of a position, every legal move with its value, and a perfect-play line.
+    Query(query::Args),
+    /// A game against the perfect player in the terminal.
+    Play(play::Args),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +96,11 @@ fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
         Command::Sectors(args) => sectors::run(&variant, args, &mut out)?,
         Command::Show(args) => show::run(&variant, args, &mut out)?,
+        Command::Query(args) => query::run(&variant, &cli.global.db, args, &mut out)?,
+        Command::Play(args) => {
+            let echo = !io::stdin().is_terminal();
+            play::run(&variant, &cli.global.db, args, &mut io::stdin().lock(), echo, &mut out)?
+        },
     }
     out.flush()?;
     Ok(())
