@@ -16,7 +16,9 @@ use crate::database::{Database, DbError};
 use crate::index::Sector;
 use crate::position::{Color, Move, NotationError, Position, State};
 use crate::rules::{legal_moves, play, status, Status};
+use crate::search::{Outcome, Search, SearchStats};
 use crate::value::Value;
+use std::cell::RefCell;
 use crate::variant::{points, Variant};
 use std::path::PathBuf;
 
@@ -139,12 +141,21 @@ pub enum QueryError {
 /// answers later questions faster.
 pub struct Query<'db> {
     db: &'db Database,
+    /// Answers placement positions whose sectors have no table; keeps its
+    /// transposition table between questions.
+    search: RefCell<Search<'db>>,
 }
 
 impl<'db> Query<'db> {
     /// Queries on `db`.
     pub fn new(db: &'db Database) -> Query<'db> {
-        Query { db }
+        Query { db, search: RefCell::new(Search::new(db)) }
+    }
+
+    /// Queries on `db` that call `report` about once a second while a
+    /// placement search runs.
+    pub fn with_search_progress(db: &'db Database, report: &'db dyn Fn(&SearchStats)) -> Query<'db> {
+        Query { db, search: RefCell::new(Search::new(db).with_progress(report)) }
     }
 
     /// The database asked.
@@ -159,16 +170,27 @@ impl<'db> Query<'db> {
 
     /// The value of `state` for the side to move. The one place values come
     /// from: a side with fewer than 3 stones has lost, anything else is read
-    /// from its sector's table.
+    /// from its sector's table; a placement position whose sector has no
+    /// table is searched down to the moving-phase tables, which proves win,
+    /// loss or draw but no distance (`ValueOnly`; its `Value` then carries
+    /// the placeholder distance 0 for a loss and 1 for a win).
     pub fn state_value(&self, state: &State) -> Result<(Value, Exactness), QueryError> {
         if state.mover_stones() < 3 {
             return Ok((Value::Loss(0), Exactness::Exact));
         }
-        // A placement position whose sector has no table is an error for
-        // now (DbError::Missing names the sector and the solve command); the
-        // placement search plugs in here, answering with `ValueOnly` unless
-        // it proves its distances.
-        Ok((self.db.value(state)?, Exactness::Exact))
+        match self.db.value(state) {
+            Ok(value) => Ok((value, Exactness::Exact)),
+            Err(DbError::Missing { .. }) if !state.is_moving_phase() => {
+                let outcome = self.search.borrow_mut().outcome(state)?;
+                let value = match outcome {
+                    Outcome::Win => Value::Win(1),
+                    Outcome::Draw => Value::Draw,
+                    Outcome::Loss => Value::Loss(0),
+                };
+                Ok((value, Exactness::ValueOnly))
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The value of `position` for the side to move. A game that is over is
@@ -534,6 +556,15 @@ fn body(v: &Variant, mv: Move) -> String {
 
 /// "White wins in 37 plies", "Black loses in 12 plies", "Draw": a value
 /// for the side to move, `to_move`, in words.
+/// Like [`describe_value`], without the distance when it is not exact.
+pub fn describe_result(value: Value, exactness: Exactness, to_move: Color) -> String {
+    match (exactness, value) {
+        (Exactness::Exact, _) | (_, Value::Draw) => describe_value(value, to_move),
+        (Exactness::ValueOnly, Value::Win(_)) => format!("{to_move} wins"),
+        (Exactness::ValueOnly, Value::Loss(_)) => format!("{to_move} loses"),
+    }
+}
+
 pub fn describe_value(value: Value, to_move: Color) -> String {
     let plies = |d: u16| {
         if d == 1 {

@@ -5,7 +5,8 @@ use crate::{describe, json};
 use anyhow::Result;
 use morris::database::Database;
 use morris::position::{Move, Position};
-use morris::query::{describe_value, play_moves, Analysis, Exactness, Query};
+use morris::search::SearchStats;
+use morris::query::{describe_result, play_moves, Analysis, Exactness, Query};
 use morris::rules::Status;
 use morris::value::Value;
 use morris::variant::Variant;
@@ -35,7 +36,23 @@ pub fn run(variant: &Variant, db_dir: &Path, args: &Args, out: &mut impl Write) 
         None => (position, Vec::new()),
     };
     let db = Database::new(db_dir, variant.clone());
-    let analysis = Query::new(&db).analyse(&position)?;
+    let reported = std::cell::Cell::new(false);
+    let report = |stats: &SearchStats| {
+        reported.set(true);
+        eprint!(
+            "\rsearching the placement phase: {} nodes, {} table probes, {} positions remembered, {:.0} s ",
+            stats.nodes,
+            stats.probes,
+            stats.transpositions,
+            stats.elapsed.as_secs_f64()
+        );
+    };
+    let query = Query::with_search_progress(&db, &report);
+    let analysis = query.analyse(&position);
+    if reported.get() {
+        eprintln!();
+    }
+    let analysis = analysis?;
     if args.json {
         write_json(variant, &analysis, out)
     } else {
@@ -70,7 +87,7 @@ fn write_text(
     field(out, "to move", me.name())?;
     field(out, "sector", &a.sector.to_string())?;
     let mut value = match a.status {
-        Status::Playing => describe_value(a.value, me),
+        Status::Playing => describe_result(a.value, a.exactness, me),
         Status::Lost if a.position.state().mover_stones() < 3 => {
             format!("{me} has lost: fewer than 3 stones")
         }
@@ -78,7 +95,7 @@ fn write_text(
         Status::Drawn => "Draw: the board is full".to_string(),
     };
     if a.exactness != Exactness::Exact {
-        value.push_str(" (distances from search, not proven)");
+        value.push_str(" (proved by a search down to the moving-phase tables; distances need placement tables)");
     }
     field(out, "value", &value)?;
     if a.moves.is_empty() {
@@ -99,7 +116,11 @@ fn write_text(
         .max()
         .unwrap_or(0);
     for m in &a.moves {
-        writeln!(out, "  {:<width$}  {}", m.mv.notation(variant), m.value)?;
+        let result = match m.exactness {
+            Exactness::Exact => m.value.to_string(),
+            Exactness::ValueOnly => m.value.kind().to_string(),
+        };
+        writeln!(out, "  {:<width$}  {result}", m.mv.notation(variant))?;
     }
     let line = &a.line;
     let summary = if line.cut {
@@ -175,8 +196,11 @@ fn write_wrapped(out: &mut impl Write, words: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn plies_json(value: Value) -> String {
-    value.plies().map_or("null".to_string(), |d| d.to_string())
+fn plies_json(value: Value, exactness: Exactness) -> String {
+    match (exactness, value.plies()) {
+        (Exactness::Exact, Some(d)) => d.to_string(),
+        _ => "null".to_string(),
+    }
 }
 
 /// The object of design.md section 6, with `position`, `sector`, `exact`,
@@ -190,7 +214,7 @@ fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<(
                 "{{\"move\": {}, \"value\": \"{}\", \"plies\": {}}}",
                 json::string(&m.mv.notation(variant)),
                 m.value.kind(),
-                plies_json(m.value)
+                plies_json(m.value, m.exactness)
             )
         })
         .collect();
@@ -217,7 +241,7 @@ fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<(
         json::string(&a.sector.to_string())
     )?;
     writeln!(out, "  \"value\": \"{}\",", a.value.kind())?;
-    writeln!(out, "  \"plies\": {},", plies_json(a.value))?;
+    writeln!(out, "  \"plies\": {},", plies_json(a.value, a.exactness))?;
     writeln!(out, "  \"exact\": {},", a.exactness == Exactness::Exact)?;
     if moves.is_empty() {
         writeln!(out, "  \"moves\": [],")?;
