@@ -103,11 +103,22 @@ impl Database {
 
     /// The error for a sector that is not there.
     pub fn missing(&self, sector: Sector) -> DbError {
-        DbError::Missing {
-            sector: sector.to_string(),
-            variant: self.variant.name().to_string(),
-            stones: sector.total_stones(),
-            dir: self.dir.clone(),
+        self.missing_for(sector, sector.total_stones())
+    }
+
+    /// The error for a sector that is not there, whose solve command
+    /// covers `stones` stones.
+    fn missing_for(&self, sector: Sector, stones: u32) -> DbError {
+        DbError::Missing { sector: sector.to_string(), variant: self.variant.name().to_string(), stones, dir: self.dir.clone() }
+    }
+
+    /// An error naming the first moving-phase sector with at most
+    /// `max_stones` on the board that has no table, if there is one.
+    pub fn check_moving_phase(&self, max_stones: u32) -> Result<(), DbError> {
+        let missing = moving_pairs(&self.variant, max_stones).into_iter().flat_map(|p| p.sectors()).find(|&s| !self.has(s));
+        match missing {
+            Some(sector) => Err(self.missing_for(sector, max_stones)),
+            None => Ok(()),
         }
     }
 

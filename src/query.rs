@@ -181,6 +181,9 @@ impl<'db> Query<'db> {
         match self.db.value(state) {
             Ok(value) => Ok((value, Exactness::Exact)),
             Err(DbError::Missing { .. }) if !state.is_moving_phase() => {
+                // The search may reach any moving sector up to the
+                // position's stones: ask for all of them up front.
+                self.db.check_moving_phase(state.mover_stones() + state.opponent_stones())?;
                 let outcome = self.search.borrow_mut().outcome(state)?;
                 let value = match outcome {
                     Outcome::Win => Value::Win(1),
