@@ -19,7 +19,7 @@ morris=target/release/morris
 echo "database: $db, threads: $threads, disk free: $(df -h --output=avail "$(dirname "$db")" | tail -1)"
 
 # Placement and moving phase: every sector of nine, each once.
-/usr/bin/time -v "$morris" --variant nine --db "$db" solve --phase all --threads "$threads" 2> >(tee "$db.solve-time.log" >&2)
+"$morris" --variant nine --db "$db" solve --phase all --threads "$threads"
 
 # Every stored value recomputed from its successors; ends with the start
 # position's value against the published one.
