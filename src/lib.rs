@@ -3,6 +3,7 @@
 
 pub mod index;
 pub mod position;
+pub mod reference;
 pub mod rules;
 pub mod symmetry;
 pub mod value;

@@ -1,0 +1,550 @@
+//! A deliberately simple reference solver for the moving phase, used by
+//! the tests to check the fast solver.
+//!
+//! It knows nothing of symmetry, sector pairs, un-moves or counters: it
+//! keeps one cell per raw state (every placement of the stones, no
+//! canonical forms) and decides the states layer by layer with a forward
+//! fixed-point iteration built on [`for_each_move`] and [`play`] alone.
+//! Iteration `n` decides exactly the states of depth `n`, reading only the
+//! values decided by earlier iterations (a snapshot taken before it):
+//!
+//! - `n = 0`: a state without a move is `Loss(0)` (a draw on a full board
+//!   in a variant that says so);
+//! - `n` even: an undecided state all of whose successors are decided wins
+//!   for the opponent is `Loss(n)`;
+//! - `n` odd: an undecided state with a successor decided `Loss(n - 1)` is
+//!   `Win(n)`. A move that leaves the opponent with fewer than 3 stones
+//!   leads to a `Loss(0)`, so it wins in 1.
+//!
+//! When two iterations in a row decide nothing, the rest are draws.
+//!
+//! Three shortcuts, each skipping only tests that must fail, make it fast
+//! enough for tests (the test itself is always the full one above):
+//!
+//! - From iteration 1 on, a state is tested only when one of its
+//!   successors may have been decided by the previous iteration: an odd
+//!   test needs such a successor, and an even test can only change its
+//!   answer when a successor has just become a win. "May have been
+//!   decided" is judged per successor sector and mover stone set: a quiet
+//!   move leaves the next mover's stones (the opponent's) as they are, a
+//!   capture takes one of them (only states that have a capturing move,
+//!   found at iteration 0, look at those), and a capture that ends the game
+//!   counts as decided at iteration 0.
+//! - An odd test looks up only the successors whose sector and mover set
+//!   saw a decision in the previous iteration.
+//! - An even test that fails remembers the successor that was not a win;
+//!   while that one is still not a win, the test fails again without
+//!   looking at the others.
+//!
+//! Nine 3-3 (2.7 million raw states, flying) takes seconds, the 3-4 pair
+//! with it (27 million) about half a minute.
+//!
+//! ```
+//! use morris::reference::solve_moving;
+//! use morris::{State, Value, Variant};
+//! let nine = Variant::named("nine").unwrap();
+//! let solution = solve_moving(&nine, &[(3, 3)]);
+//! // The mover's stones a7 d7 e3 against b6 f6 f2: e3 flies to g7, closes
+//! // the mill a7-d7-g7 and leaves the opponent 2 stones.
+//! let s = State { mover: 0b11 | 1 << 20, opponent: 1 << 8 | 1 << 10 | 1 << 12, mover_hand: 0, opponent_hand: 0 };
+//! assert_eq!(solution.value(&s), Value::Win(1));
+//! ```
+
+use crate::index::{colex_unrank, BINOMIAL};
+use crate::position::State;
+use crate::rules::{for_each_move, play};
+use crate::value::{Cell, Value};
+use crate::variant::{points, Bits, Variant};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Exact values of every state of some moving-phase sectors.
+pub struct ReferenceSolution {
+    all: Bits,
+    tables: Vec<Table>,
+    /// `lookup[mover][opponent]`: the table of that sector, if solved.
+    lookup: Vec<Vec<Option<usize>>>,
+    /// One cell per raw state of every table, table after table:
+    /// `Cell::DRAW` stands for "undecided" while solving and for a draw
+    /// afterwards.
+    cells: Vec<Cell>,
+    iterations: u16,
+}
+
+/// The raw states of one sector: the index of a state is the colex rank of
+/// the mover's stone set times `per_mover_set`, plus the colex rank of the
+/// opponent's set among the points the mover leaves free (numbered `0..`
+/// from the lowest).
+struct Table {
+    mover: u8,
+    opponent: u8,
+    /// Opponent sets per mover set: `C(points - mover, opponent)`.
+    per_mover_set: u64,
+    mover_sets: u64,
+    /// Where the table's cells start.
+    offset: u64,
+}
+
+impl Table {
+    fn len(&self) -> u64 {
+        self.mover_sets * self.per_mover_set
+    }
+}
+
+/// Counts of one sector's raw states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Counts {
+    pub wins: u64,
+    pub losses: u64,
+    pub draws: u64,
+    /// Deepest win and loss (0 when there is none).
+    pub max_win: u16,
+    pub max_loss: u16,
+}
+
+/// Solves the moving-phase sectors `(mover stones, opponent stones)`: all
+/// states with exactly those stones on the board and nothing in hand. The
+/// set must be closed under successors: with `(m, o)` it holds `(o, m)`,
+/// and `(o - 1, m)` unless `o - 1 < 3` (the game is over).
+///
+/// # Panics
+/// When a sector has fewer than 3 stones on a side or does not fit the
+/// board, the sectors hold 2^32 states or more, or the set is not closed.
+pub fn solve_moving(v: &Variant, sectors: &[(u8, u8)]) -> ReferenceSolution {
+    let n = v.board().points() as u32;
+    let mut lookup = vec![vec![None; n as usize + 1]; n as usize + 1];
+    let mut tables: Vec<Table> = Vec::new();
+    let mut offset = 0;
+    for &(m, o) in sectors {
+        assert!(m >= 3 && o >= 3, "sector {m}-{o}: a side with fewer than 3 stones has lost already");
+        assert!((m + o) as u32 <= n, "sector {m}-{o} does not fit the {} board", v.name());
+        if lookup[m as usize][o as usize].is_some() {
+            continue;
+        }
+        let per_mover_set = BINOMIAL.get(n - m as u32, o as u32);
+        let table = Table { mover: m, opponent: o, per_mover_set, mover_sets: BINOMIAL.get(n, m as u32), offset };
+        offset += table.len();
+        lookup[m as usize][o as usize] = Some(tables.len());
+        tables.push(table);
+    }
+    assert!(offset < NONE as u64, "{offset} states are too many for the reference solver");
+    for &(m, o) in sectors {
+        let mut needed = vec![(o, m)];
+        if o > 3 {
+            needed.push((o - 1, m));
+        }
+        for (a, b) in needed {
+            assert!(lookup[a as usize][b as usize].is_some(), "sector {m}-{o} leads to {a}-{b}, which is not in the list");
+        }
+    }
+    let mut solution =
+        ReferenceSolution { all: v.board().all(), tables, lookup, cells: vec![Cell::DRAW; offset as usize], iterations: 0 };
+    solution.solve(v);
+    solution
+}
+
+/// The whole moving phase of a small variant: the sectors with 3 to
+/// `stones` stones on each side (for six: 3..=6 x 3..=6).
+pub fn solve_moving_phase(v: &Variant) -> ReferenceSolution {
+    let k = v.stones();
+    let sectors: Vec<(u8, u8)> = (3..=k).flat_map(|m| (3..=k).map(move |o| (m, o))).collect();
+    solve_moving(v, &sectors)
+}
+
+/// "No successor remembered" in the witness array.
+const NONE: u32 = u32::MAX;
+/// A remembered successor that ends the game: never a win for its mover.
+const GAME_OVER: u32 = u32::MAX - 1;
+
+/// What one iteration reads.
+struct Sweep<'a> {
+    v: &'a Variant,
+    depth: u16,
+    /// The decided wins (even depth) or the losses decided by the previous
+    /// iteration (odd depth).
+    snapshot: Bitset,
+    /// Per table and mover set: whether a state was decided by the
+    /// previous iteration.
+    changed: &'a [Bitset],
+    /// Whether each state has a capturing move.
+    captures: &'a Bitset,
+    /// Per state: a successor that was not a win when last looked at.
+    witness: &'a [AtomicU32],
+}
+
+impl ReferenceSolution {
+    fn solve(&mut self, v: &Variant) {
+        let (mut changed, captures) = self.init(v);
+        let witness: Vec<AtomicU32> = (0..self.cells.len()).map(|_| AtomicU32::new(NONE)).collect();
+        let mut idle = 0;
+        let mut depth: u16 = 1;
+        while idle < 2 {
+            let snapshot = Bitset::from_cells(&self.cells, |cell| match Value::from(cell) {
+                Value::Win(_) => depth % 2 == 0,
+                Value::Loss(d) => depth % 2 == 1 && d + 1 == depth,
+                Value::Draw => false,
+            });
+            let sweep = Sweep { v, depth, snapshot, changed: &changed, captures: &captures, witness: &witness };
+            let decided: Vec<Vec<u64>> = self
+                .collect_states(|i, s| {
+                    let undecided = self.cells[i as usize] == Cell::DRAW;
+                    (undecided && self.may_change(&sweep, i, s) && self.decides(&sweep, i, s)).then_some(())
+                })
+                .into_iter()
+                .map(|list| list.into_iter().map(|(i, ())| i).collect())
+                .collect();
+            if std::env::var_os("REF_TRACE").is_some() {
+                eprintln!("depth {depth}: decided {} at {:?}", decided.iter().map(|l| l.len()).sum::<usize>(), std::time::Instant::now());
+            }
+            changed = self.record(&decided, Cell(depth + 1));
+            idle = if decided.iter().all(Vec::is_empty) { idle + 1 } else { 0 };
+            depth = depth.checked_add(1).expect("depth overflow");
+        }
+        self.iterations = depth;
+    }
+
+    /// Iteration 0: the states without a move lose at once (or draw, on a
+    /// full board where the variant says so). Also finds the states that
+    /// have a capturing move. Returns what `record` returns, and those.
+    fn init(&mut self, v: &Variant) -> (Vec<Bitset>, Bitset) {
+        // (stuck, capturing) for the states that are either.
+        let found = self.collect_states(|_, s| {
+            let (mut moves, mut capture) = (0, false);
+            for_each_move(v, s, |m| {
+                moves += 1;
+                capture |= m.remove.is_some();
+            });
+            let full = s.mover | s.opponent == self.all;
+            let stuck = moves == 0 && !(full && v.full_board_draw());
+            (stuck || capture).then_some((stuck, capture))
+        });
+        let mut captures = Bitset::new(self.cells.len() as u64);
+        for &(i, (_, capture)) in found.iter().flatten() {
+            if capture {
+                captures.set(i);
+            }
+        }
+        let stuck: Vec<Vec<u64>> =
+            found.iter().map(|list| list.iter().filter(|(_, (stuck, _))| *stuck).map(|&(i, _)| i).collect()).collect();
+        (self.record(&stuck, Cell::from(Value::Loss(0))), captures)
+    }
+
+    /// `(index, x)` for the states where `f` gives `Some(x)`, per table
+    /// (in parallel over the mover sets).
+    fn collect_states<T: Send>(&self, f: impl Fn(u64, &State) -> Option<T> + Sync) -> Vec<Vec<(u64, T)>> {
+        (0..self.tables.len())
+            .map(|t| {
+                let chunks: Vec<Vec<(u64, T)>> = (0..self.tables[t].mover_sets)
+                    .into_par_iter()
+                    .map(|r| {
+                        let mut found = Vec::new();
+                        self.for_each_state_of_mover_set(t, r, |i, s| {
+                            if let Some(x) = f(i, s) {
+                                found.push((i, x));
+                            }
+                        });
+                        found
+                    })
+                    .collect();
+                chunks.into_iter().flatten().collect()
+            })
+            .collect()
+    }
+
+    /// Writes `cell` to the states found, per table; returns per table
+    /// which mover sets got a value.
+    fn record(&mut self, found: &[Vec<u64>], cell: Cell) -> Vec<Bitset> {
+        let mut changed = Vec::with_capacity(self.tables.len());
+        for (table, list) in self.tables.iter().zip(found) {
+            let mut mover_sets = Bitset::new(table.mover_sets);
+            for &i in list {
+                self.cells[i as usize] = cell;
+                mover_sets.set((i - table.offset) / table.per_mover_set);
+            }
+            changed.push(mover_sets);
+        }
+        changed
+    }
+
+    /// Whether a successor of state `i` may have been decided by the
+    /// previous iteration: some state of its sector with its mover set
+    /// was. The captures that end the game count as decided by iteration 0.
+    fn may_change(&self, sweep: &Sweep, i: u64, s: &State) -> bool {
+        let (m, o) = (s.mover.count_ones(), s.opponent.count_ones());
+        if sweep.changed[self.table_of(o, m)].get(mover_set_rank(s.opponent)) {
+            return true;
+        }
+        if !sweep.captures.get(i) {
+            return false;
+        }
+        match self.lookup[o as usize - 1][m as usize] {
+            Some(t) => points(s.opponent).any(|r| sweep.changed[t].get(mover_set_rank(s.opponent & !(1 << r)))),
+            None => sweep.depth == 1,
+        }
+    }
+
+    /// Whether state `i` (undecided) has depth exactly `sweep.depth`,
+    /// given the snapshot of the values decided at smaller depths.
+    fn decides(&self, sweep: &Sweep, i: u64, state: &State) -> bool {
+        // A successor where the side to move has fewer than 3 stones is a
+        // loss in 0 for it, whatever the tables say.
+        let game_over = |s: &State| s.mover_stones() < 3;
+        if sweep.depth % 2 == 0 {
+            // Every successor is a decided win for the opponent (there is
+            // one: the states without a move were settled at iteration 0).
+            let witness = &sweep.witness[i as usize];
+            match witness.load(Relaxed) {
+                GAME_OVER => return false,
+                NONE => {}
+                w if !sweep.snapshot.get(w as u64) => return false,
+                _ => {}
+            }
+            let mut not_win = None;
+            for_each_move(sweep.v, state, |m| {
+                if not_win.is_none() {
+                    let next = play(state, m);
+                    if game_over(&next) {
+                        not_win = Some(GAME_OVER);
+                    } else {
+                        let j = self.locate(&next);
+                        if !sweep.snapshot.get(j) {
+                            not_win = Some(j as u32);
+                        }
+                    }
+                }
+            });
+            match not_win {
+                Some(w) => {
+                    witness.store(w, Relaxed);
+                    false
+                }
+                None => true,
+            }
+        } else {
+            // Some successor is a loss decided by the previous iteration.
+            // Only the successors whose sector and mover set saw a decision
+            // then can be one (the quiet moves share one mover set:
+            // remember the last answer).
+            let mut found = false;
+            let mut last: Option<(Bits, bool)> = None;
+            for_each_move(sweep.v, state, |m| {
+                if found {
+                    return;
+                }
+                let next = play(state, m);
+                if game_over(&next) {
+                    found = sweep.depth == 1;
+                    return;
+                }
+                let fresh = match last {
+                    Some((set, fresh)) if set == next.mover => fresh,
+                    _ => {
+                        let t = self.table_of(next.mover.count_ones(), next.opponent.count_ones());
+                        let fresh = sweep.changed[t].get(mover_set_rank(next.mover));
+                        last = Some((next.mover, fresh));
+                        fresh
+                    }
+                };
+                found = fresh && sweep.snapshot.get(self.locate(&next));
+            });
+            found
+        }
+    }
+
+    /// The index of a state in `cells`.
+    #[inline]
+    fn locate(&self, s: &State) -> u64 {
+        let (mut mover_rank, mut opponent_rank) = (0, 0);
+        let (mut m, mut o) = (0, 0);
+        for p in points(s.mover) {
+            m += 1;
+            mover_rank += BINOMIAL.get(p as u32, m);
+        }
+        for p in points(s.opponent) {
+            o += 1;
+            // The free points below p: p less the mover's stones below it.
+            let below = p as u32 - (s.mover & ((1 << p) - 1)).count_ones();
+            opponent_rank += BINOMIAL.get(below, o);
+        }
+        let table = &self.tables[self.table_of(m, o)];
+        table.offset + mover_rank * table.per_mover_set + opponent_rank
+    }
+
+    /// The table of sector `m-o`.
+    #[inline]
+    fn table_of(&self, m: u32, o: u32) -> usize {
+        let t = self.lookup.get(m as usize).and_then(|row| row.get(o as usize)).copied().flatten();
+        t.unwrap_or_else(|| panic!("sector {m}-{o} is not among the solved sectors"))
+    }
+
+    /// Calls `f(index, state)` for the states of table `t` whose mover set
+    /// has colex rank `r`, in index order.
+    fn for_each_state_of_mover_set(&self, t: usize, r: u64, mut f: impl FnMut(u64, &State)) {
+        let table = &self.tables[t];
+        let mover = colex_unrank(r, table.mover as u32);
+        let free: Vec<u8> = points(self.all & !mover).collect();
+        let first = table.offset + r * table.per_mover_set;
+        let mut compact: u64 = (1 << table.opponent) - 1;
+        for j in 0..table.per_mover_set {
+            let opponent = points(compact as Bits).fold(0, |acc, k| acc | 1 << free[k as usize]);
+            f(first + j, &State { mover, opponent, mover_hand: 0, opponent_hand: 0 });
+            compact = next_subset(compact);
+        }
+    }
+
+    /// The value of a moving-phase state for the side to move: `Loss(0)`
+    /// when it has fewer than 3 stones.
+    ///
+    /// # Panics
+    /// When the state has stones in hand or lies in a sector not solved.
+    pub fn value(&self, s: &State) -> Value {
+        assert!(s.is_moving_phase(), "the reference solver knows only the moving phase");
+        assert_eq!((s.mover | s.opponent) & !self.all, 0, "stones off the board");
+        assert_eq!(s.mover & s.opponent, 0, "stones on top of each other");
+        if s.mover_stones() < 3 {
+            return Value::Loss(0);
+        }
+        Value::from(self.cells[self.locate(s) as usize])
+    }
+
+    /// Whether the sector `mover-opponent` was solved.
+    pub fn has_sector(&self, mover: u8, opponent: u8) -> bool {
+        self.table(mover, opponent).is_some()
+    }
+
+    fn table(&self, mover: u8, opponent: u8) -> Option<&Table> {
+        let t = self.lookup.get(mover as usize).and_then(|row| row.get(opponent as usize)).copied().flatten();
+        t.map(|t| &self.tables[t])
+    }
+
+    /// The solved sectors.
+    pub fn sectors(&self) -> Vec<(u8, u8)> {
+        self.tables.iter().map(|t| (t.mover, t.opponent)).collect()
+    }
+
+    /// Counts over the raw states (every placement of the stones, symmetric
+    /// images counted apart) of one solved sector.
+    ///
+    /// # Panics
+    /// When the sector was not solved.
+    pub fn counts(&self, mover: u8, opponent: u8) -> Counts {
+        let t = self.table(mover, opponent).unwrap_or_else(|| panic!("sector {mover}-{opponent} not solved"));
+        let mut c = Counts::default();
+        for &cell in &self.cells[t.offset as usize..(t.offset + t.len()) as usize] {
+            match Value::from(cell) {
+                Value::Win(d) => {
+                    c.wins += 1;
+                    c.max_win = c.max_win.max(d);
+                }
+                Value::Loss(d) => {
+                    c.losses += 1;
+                    c.max_loss = c.max_loss.max(d);
+                }
+                Value::Draw => c.draws += 1,
+            }
+        }
+        c
+    }
+
+    /// Calls `f` with every raw state of a solved sector and its value.
+    ///
+    /// # Panics
+    /// When the sector was not solved.
+    pub fn for_each_state(&self, mover: u8, opponent: u8, mut f: impl FnMut(&State, Value)) {
+        assert!(self.has_sector(mover, opponent), "sector {mover}-{opponent} not solved");
+        let t = self.table_of(mover as u32, opponent as u32);
+        for r in 0..self.tables[t].mover_sets {
+            self.for_each_state_of_mover_set(t, r, |i, s| f(s, Value::from(self.cells[i as usize])));
+        }
+    }
+
+    /// Number of iterations run: the deepest value plus the two that
+    /// decided nothing.
+    pub fn iterations(&self) -> u16 {
+        self.iterations
+    }
+}
+
+/// A fixed-size set of indices.
+struct Bitset(Vec<u64>);
+
+impl Bitset {
+    fn new(len: u64) -> Bitset {
+        Bitset(vec![0; len.div_ceil(64) as usize])
+    }
+
+    fn from_cells(cells: &[Cell], pred: impl Fn(Cell) -> bool + Sync) -> Bitset {
+        Bitset(
+            cells
+                .par_chunks(64)
+                .map(|chunk| chunk.iter().enumerate().fold(0u64, |w, (k, &c)| w | (pred(c) as u64) << k))
+                .collect(),
+        )
+    }
+
+    #[inline]
+    fn get(&self, i: u64) -> bool {
+        self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+
+    fn set(&mut self, i: u64) {
+        self.0[(i / 64) as usize] |= 1 << (i % 64);
+    }
+}
+
+/// Colex rank of a stone set among the sets of its size.
+#[inline]
+fn mover_set_rank(set: Bits) -> u64 {
+    points(set).enumerate().map(|(i, p)| BINOMIAL.get(p as u32, i as u32 + 1)).sum()
+}
+
+/// The next set with as many elements in colex order (Gosper's hack).
+#[inline]
+fn next_subset(set: u64) -> u64 {
+    let low = set & set.wrapping_neg();
+    let ripple = set + low;
+    (((ripple ^ set) >> 2) / low) | ripple
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::colex_rank;
+
+    /// The index of a state in its table, from the definition.
+    fn raw_index(all: Bits, per_mover_set: u64, s: &State) -> u64 {
+        let free = all & !s.mover;
+        let compact = points(s.opponent).fold(0, |acc, p| acc | 1 << (free & ((1 << p) - 1)).count_ones());
+        colex_rank(s.mover) * per_mover_set + colex_rank(compact)
+    }
+
+    #[test]
+    fn raw_index_round_trips() {
+        let six = Variant::named("six").unwrap();
+        for (m, o) in [(3u8, 4u8), (6, 6), (3, 3), (10, 6)] {
+            let per = BINOMIAL.get(16 - m as u32, o as u32);
+            let offset = 1000;
+            let table = Table { mover: m, opponent: o, per_mover_set: per, mover_sets: BINOMIAL.get(16, m as u32), offset };
+            let size = table.len();
+            let mut lookup = vec![vec![None; 17]; 17];
+            lookup[m as usize][o as usize] = Some(0);
+            let sol = ReferenceSolution { all: six.board().all(), tables: vec![table], lookup, cells: Vec::new(), iterations: 0 };
+            let mut next = offset;
+            let mut seen = std::collections::HashSet::new();
+            for r in 0..sol.tables[0].mover_sets {
+                sol.for_each_state_of_mover_set(0, r, |i, s| {
+                    assert_eq!(i, next);
+                    next += 1;
+                    assert_eq!((s.mover.count_ones(), s.opponent.count_ones()), (m as u32, o as u32));
+                    assert_eq!(s.mover & s.opponent, 0);
+                    assert_eq!((s.mover | s.opponent) & !0xffff, 0);
+                    assert_eq!(offset + raw_index(0xffff, per, s), i);
+                    assert_eq!(sol.locate(s), i);
+                    assert_eq!(mover_set_rank(s.mover), r);
+                    assert!(seen.insert((s.mover, s.opponent)));
+                });
+            }
+            assert_eq!(next, offset + size);
+        }
+    }
+}
