@@ -18,18 +18,20 @@
 //!
 //! When two iterations in a row decide nothing, the rest are draws.
 //!
-//! Three shortcuts, each skipping only tests that must fail, make it fast
-//! enough for tests (the test itself is always the full one above):
+//! Three shortcuts make it fast enough for tests. Each skips only tests
+//! that must fail; the test itself is always the full one above.
 //!
 //! - From iteration 1 on, a state is tested only when one of its
 //!   successors may have been decided by the previous iteration: an odd
 //!   test needs such a successor, and an even test can only change its
 //!   answer when a successor has just become a win. "May have been
-//!   decided" is judged per successor sector and mover stone set: a quiet
-//!   move leaves the next mover's stones (the opponent's) as they are, a
-//!   capture takes one of them (only states that have a capturing move,
-//!   found at iteration 0, look at those), and a capture that ends the game
-//!   counts as decided at iteration 0.
+//!   decided" is judged by the successor's sector and mover stone set: a
+//!   quiet move leaves the next mover's stones (the opponent's) as they
+//!   are, and a capture takes one of them (only states that have a
+//!   capturing move, found at iteration 0, have such successors). A capture
+//!   that ends the game counts as decided at iteration 0. States are stored
+//!   grouped by the opponent's stone set, so the states to test form whole
+//!   groups.
 //! - An odd test looks up only the successors whose sector and mover set
 //!   saw a decision in the previous iteration.
 //! - An even test that fails remembers the successor that was not a win;
@@ -37,7 +39,7 @@
 //!   looking at the others.
 //!
 //! Nine 3-3 (2.7 million raw states, flying) takes seconds, the 3-4 pair
-//! with it (27 million) about half a minute.
+//! with it (27 million) about half a minute on two cores.
 //!
 //! ```
 //! use morris::reference::solve_moving;
@@ -71,23 +73,24 @@ pub struct ReferenceSolution {
     iterations: u16,
 }
 
-/// The raw states of one sector: the index of a state is the colex rank of
-/// the mover's stone set times `per_mover_set`, plus the colex rank of the
-/// opponent's set among the points the mover leaves free (numbered `0..`
-/// from the lowest).
+/// The raw states of one sector, in groups by the opponent's stone set:
+/// the index of a state is the colex rank of the opponent's set times
+/// `group_len`, plus the colex rank of the mover's set among the points
+/// the opponent leaves free (numbered `0..` from the lowest).
 struct Table {
     mover: u8,
     opponent: u8,
-    /// Opponent sets per mover set: `C(points - mover, opponent)`.
-    per_mover_set: u64,
-    mover_sets: u64,
+    /// Opponent sets: `C(points, opponent)`.
+    groups: u64,
+    /// Mover sets per opponent set: `C(points - opponent, mover)`.
+    group_len: u64,
     /// Where the table's cells start.
     offset: u64,
 }
 
 impl Table {
     fn len(&self) -> u64 {
-        self.mover_sets * self.per_mover_set
+        self.groups * self.group_len
     }
 }
 
@@ -105,7 +108,8 @@ pub struct Counts {
 /// Solves the moving-phase sectors `(mover stones, opponent stones)`: all
 /// states with exactly those stones on the board and nothing in hand. The
 /// set must be closed under successors: with `(m, o)` it holds `(o, m)`,
-/// and `(o - 1, m)` unless `o - 1 < 3` (the game is over).
+/// and `(o - 1, m)` unless `o - 1 < 3` (the game is over) or the stones
+/// fill the board (no move at all).
 ///
 /// # Panics
 /// When a sector has fewer than 3 stones on a side or does not fit the
@@ -121,14 +125,19 @@ pub fn solve_moving(v: &Variant, sectors: &[(u8, u8)]) -> ReferenceSolution {
         if lookup[m as usize][o as usize].is_some() {
             continue;
         }
-        let per_mover_set = BINOMIAL.get(n - m as u32, o as u32);
-        let table = Table { mover: m, opponent: o, per_mover_set, mover_sets: BINOMIAL.get(n, m as u32), offset };
+        let groups = BINOMIAL.get(n, o as u32);
+        let group_len = BINOMIAL.get(n - o as u32, m as u32);
+        let table = Table { mover: m, opponent: o, groups, group_len, offset };
         offset += table.len();
         lookup[m as usize][o as usize] = Some(tables.len());
         tables.push(table);
     }
-    assert!(offset < NONE as u64, "{offset} states are too many for the reference solver");
+    assert!(offset < GAME_OVER as u64, "{offset} states are too many for the reference solver");
     for &(m, o) in sectors {
+        if (m + o) as u32 == n {
+            // A full board: nobody moves.
+            continue;
+        }
         let mut needed = vec![(o, m)];
         if o > 3 {
             needed.push((o - 1, m));
@@ -162,125 +171,144 @@ struct Sweep<'a> {
     depth: u16,
     /// The decided wins (even depth) or the losses decided by the previous
     /// iteration (odd depth).
-    snapshot: Bitset,
+    snapshot: &'a Bitset,
     /// Per table and mover set: whether a state was decided by the
     /// previous iteration.
     changed: &'a [Bitset],
-    /// Whether each state has a capturing move.
-    captures: &'a Bitset,
     /// Per state: a successor that was not a win when last looked at.
     witness: &'a [AtomicU32],
 }
 
+/// A group of states to look at: table, opponent set rank, and whether
+/// only the states with a capturing move.
+type Group = (usize, u64, bool);
+
 impl ReferenceSolution {
     fn solve(&mut self, v: &Variant) {
-        let (mut changed, captures) = self.init(v);
-        let witness: Vec<AtomicU32> = (0..self.cells.len()).map(|_| AtomicU32::new(NONE)).collect();
+        let total = self.cells.len() as u64;
+        let (mut last, captures) = self.init(v);
+        let witness: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(NONE)).collect();
+        let mut wins = Bitset::new(total);
         let mut idle = 0;
         let mut depth: u16 = 1;
         while idle < 2 {
-            let snapshot = Bitset::from_cells(&self.cells, |cell| match Value::from(cell) {
-                Value::Win(_) => depth % 2 == 0,
-                Value::Loss(d) => depth % 2 == 1 && d + 1 == depth,
-                Value::Draw => false,
-            });
-            let sweep = Sweep { v, depth, snapshot, changed: &changed, captures: &captures, witness: &witness };
-            let decided: Vec<Vec<u64>> = self
-                .collect_states(|i, s| {
-                    let undecided = self.cells[i as usize] == Cell::DRAW;
-                    (undecided && self.may_change(&sweep, i, s) && self.decides(&sweep, i, s)).then_some(())
-                })
-                .into_iter()
-                .map(|list| list.into_iter().map(|(i, ())| i).collect())
-                .collect();
-            if std::env::var_os("REF_TRACE").is_some() {
-                eprintln!("depth {depth}: decided {} at {:?}", decided.iter().map(|l| l.len()).sum::<usize>(), std::time::Instant::now());
+            let mut changed: Vec<Bitset> = self.tables.iter().map(|t| Bitset::new(BINOMIAL.get(self.all.count_ones(), t.mover as u32))).collect();
+            for &(_, t, mover_set) in &last {
+                changed[t].set(mover_set);
             }
-            changed = self.record(&decided, Cell(depth + 1));
-            idle = if decided.iter().all(Vec::is_empty) { idle + 1 } else { 0 };
+            let losses;
+            let snapshot = if depth % 2 == 0 {
+                &wins
+            } else {
+                let mut just_lost = Bitset::new(total);
+                last.iter().for_each(|&(i, _, _)| just_lost.set(i));
+                losses = just_lost;
+                &losses
+            };
+            let sweep = Sweep { v, depth, snapshot, changed: &changed, witness: &witness };
+            let decided: Vec<(u64, usize, u64)> = self
+                .groups_to_test(&changed, depth)
+                .into_par_iter()
+                .flat_map_iter(|(t, group, capturing)| {
+                    let mut found = Vec::new();
+                    self.for_each_state_of_group(t, group, |i, s| {
+                        if self.cells[i as usize] == Cell::DRAW
+                            && (!capturing || captures.get(i))
+                            && self.decides(&sweep, i, s)
+                        {
+                            found.push((i, t, mover_set_rank(s.mover)));
+                        }
+                    });
+                    found
+                })
+                .collect();
+            for &(i, _, _) in &decided {
+                self.cells[i as usize] = Cell(depth + 1);
+                if depth % 2 == 1 {
+                    wins.set(i);
+                }
+            }
+            idle = if decided.is_empty() { idle + 1 } else { 0 };
+            last = decided;
             depth = depth.checked_add(1).expect("depth overflow");
         }
         self.iterations = depth;
     }
 
     /// Iteration 0: the states without a move lose at once (or draw, on a
-    /// full board where the variant says so). Also finds the states that
-    /// have a capturing move. Returns what `record` returns, and those.
-    fn init(&mut self, v: &Variant) -> (Vec<Bitset>, Bitset) {
-        // (stuck, capturing) for the states that are either.
-        let found = self.collect_states(|_, s| {
-            let (mut moves, mut capture) = (0, false);
-            for_each_move(v, s, |m| {
-                moves += 1;
-                capture |= m.remove.is_some();
-            });
-            let full = s.mover | s.opponent == self.all;
-            let stuck = moves == 0 && !(full && v.full_board_draw());
-            (stuck || capture).then_some((stuck, capture))
-        });
+    /// full board where the variant says so). Returns them (as `solve`
+    /// keeps the states decided: index, table, mover set rank), and the
+    /// states that have a capturing move.
+    fn init(&mut self, v: &Variant) -> (Vec<(u64, usize, u64)>, Bitset) {
+        let groups: Vec<Group> =
+            (0..self.tables.len()).flat_map(|t| (0..self.tables[t].groups).map(move |g| (t, g, false))).collect();
+        // (index, table, mover set, stuck, capturing) for the states that
+        // are either.
+        let found: Vec<(u64, usize, u64, bool, bool)> = groups
+            .into_par_iter()
+            .flat_map_iter(|(t, group, _)| {
+                let mut found = Vec::new();
+                self.for_each_state_of_group(t, group, |i, s| {
+                    let (mut moves, mut capture) = (0, false);
+                    for_each_move(v, s, |m| {
+                        moves += 1;
+                        capture |= m.remove.is_some();
+                    });
+                    let full = s.mover | s.opponent == self.all;
+                    let stuck = moves == 0 && !(full && v.full_board_draw());
+                    if stuck || capture {
+                        found.push((i, t, mover_set_rank(s.mover), stuck, capture));
+                    }
+                });
+                found
+            })
+            .collect();
         let mut captures = Bitset::new(self.cells.len() as u64);
-        for &(i, (_, capture)) in found.iter().flatten() {
+        let mut stuck = Vec::new();
+        for &(i, t, mover_set, is_stuck, capture) in &found {
             if capture {
                 captures.set(i);
             }
-        }
-        let stuck: Vec<Vec<u64>> =
-            found.iter().map(|list| list.iter().filter(|(_, (stuck, _))| *stuck).map(|&(i, _)| i).collect()).collect();
-        (self.record(&stuck, Cell::from(Value::Loss(0))), captures)
-    }
-
-    /// `(index, x)` for the states where `f` gives `Some(x)`, per table
-    /// (in parallel over the mover sets).
-    fn collect_states<T: Send>(&self, f: impl Fn(u64, &State) -> Option<T> + Sync) -> Vec<Vec<(u64, T)>> {
-        (0..self.tables.len())
-            .map(|t| {
-                let chunks: Vec<Vec<(u64, T)>> = (0..self.tables[t].mover_sets)
-                    .into_par_iter()
-                    .map(|r| {
-                        let mut found = Vec::new();
-                        self.for_each_state_of_mover_set(t, r, |i, s| {
-                            if let Some(x) = f(i, s) {
-                                found.push((i, x));
-                            }
-                        });
-                        found
-                    })
-                    .collect();
-                chunks.into_iter().flatten().collect()
-            })
-            .collect()
-    }
-
-    /// Writes `cell` to the states found, per table; returns per table
-    /// which mover sets got a value.
-    fn record(&mut self, found: &[Vec<u64>], cell: Cell) -> Vec<Bitset> {
-        let mut changed = Vec::with_capacity(self.tables.len());
-        for (table, list) in self.tables.iter().zip(found) {
-            let mut mover_sets = Bitset::new(table.mover_sets);
-            for &i in list {
-                self.cells[i as usize] = cell;
-                mover_sets.set((i - table.offset) / table.per_mover_set);
+            if is_stuck {
+                self.cells[i as usize] = Cell::from(Value::Loss(0));
+                stuck.push((i, t, mover_set));
             }
-            changed.push(mover_sets);
         }
-        changed
+        (stuck, captures)
     }
 
-    /// Whether a successor of state `i` may have been decided by the
-    /// previous iteration: some state of its sector with its mover set
-    /// was. The captures that end the game count as decided by iteration 0.
-    fn may_change(&self, sweep: &Sweep, i: u64, s: &State) -> bool {
-        let (m, o) = (s.mover.count_ones(), s.opponent.count_ones());
-        if sweep.changed[self.table_of(o, m)].get(mover_set_rank(s.opponent)) {
-            return true;
+    /// The groups of states to test at iteration `depth`: those with a
+    /// successor that may have been decided by the previous iteration,
+    /// judged by the sector and mover set of the successor. A quiet
+    /// successor's mover set is the state's opponent set, the one that
+    /// names its group; a capture's is that set less a stone, and only the
+    /// states with a capturing move have one. A capture that ends the game
+    /// counts as decided at iteration 0.
+    fn groups_to_test(&self, changed: &[Bitset], depth: u16) -> Vec<Group> {
+        let mut groups: Vec<Group> = Vec::new();
+        for (t, table) in self.tables.iter().enumerate() {
+            let (m, o) = (table.mover as u32, table.opponent as u32);
+            for k in changed[self.table_of(o, m)].ones() {
+                groups.push((t, k, false));
+            }
+            match self.lookup[o as usize - 1][m as usize] {
+                Some(capture) => {
+                    for k in changed[capture].ones() {
+                        let rest = colex_unrank(k, o - 1);
+                        for r in points(self.all & !rest) {
+                            groups.push((t, mover_set_rank(rest | 1 << r), true));
+                        }
+                    }
+                }
+                None if depth == 1 => groups.extend((0..table.groups).map(|g| (t, g, true))),
+                None => {}
+            }
         }
-        if !sweep.captures.get(i) {
-            return false;
-        }
-        match self.lookup[o as usize - 1][m as usize] {
-            Some(t) => points(s.opponent).any(|r| sweep.changed[t].get(mover_set_rank(s.opponent & !(1 << r)))),
-            None => sweep.depth == 1,
-        }
+        // A group listed for every state and for those with a capture
+        // needs one look at every state.
+        groups.sort_unstable();
+        groups.dedup_by(|later, earlier| later.0 == earlier.0 && later.1 == earlier.1);
+        groups
     }
 
     /// Whether state `i` (undecided) has depth exactly `sweep.depth`,
@@ -354,20 +382,20 @@ impl ReferenceSolution {
     /// The index of a state in `cells`.
     #[inline]
     fn locate(&self, s: &State) -> u64 {
-        let (mut mover_rank, mut opponent_rank) = (0, 0);
-        let (mut m, mut o) = (0, 0);
-        for p in points(s.mover) {
-            m += 1;
-            mover_rank += BINOMIAL.get(p as u32, m);
-        }
+        let (mut opponent_rank, mut mover_rank) = (0, 0);
+        let (mut o, mut m) = (0, 0);
         for p in points(s.opponent) {
             o += 1;
-            // The free points below p: p less the mover's stones below it.
-            let below = p as u32 - (s.mover & ((1 << p) - 1)).count_ones();
-            opponent_rank += BINOMIAL.get(below, o);
+            opponent_rank += BINOMIAL.get(p as u32, o);
+        }
+        for p in points(s.mover) {
+            m += 1;
+            // The free points below p: p less the opponent's stones below.
+            let below = p as u32 - (s.opponent & ((1 << p) - 1)).count_ones();
+            mover_rank += BINOMIAL.get(below, m);
         }
         let table = &self.tables[self.table_of(m, o)];
-        table.offset + mover_rank * table.per_mover_set + opponent_rank
+        table.offset + opponent_rank * table.group_len + mover_rank
     }
 
     /// The table of sector `m-o`.
@@ -377,19 +405,16 @@ impl ReferenceSolution {
         t.unwrap_or_else(|| panic!("sector {m}-{o} is not among the solved sectors"))
     }
 
-    /// Calls `f(index, state)` for the states of table `t` whose mover set
-    /// has colex rank `r`, in index order.
-    fn for_each_state_of_mover_set(&self, t: usize, r: u64, mut f: impl FnMut(u64, &State)) {
+    /// Calls `f(index, state)` for the states of table `t` whose opponent
+    /// set has colex rank `group`, in index order.
+    fn for_each_state_of_group(&self, t: usize, group: u64, mut f: impl FnMut(u64, &State)) {
         let table = &self.tables[t];
-        let mover = colex_unrank(r, table.mover as u32);
-        let free: Vec<u8> = points(self.all & !mover).collect();
-        let first = table.offset + r * table.per_mover_set;
-        let mut compact: u64 = (1 << table.opponent) - 1;
-        for j in 0..table.per_mover_set {
-            let opponent = points(compact as Bits).fold(0, |acc, k| acc | 1 << free[k as usize]);
-            f(first + j, &State { mover, opponent, mover_hand: 0, opponent_hand: 0 });
-            compact = next_subset(compact);
-        }
+        let opponent = colex_unrank(group, table.opponent as u32);
+        let mut i = table.offset + group * table.group_len;
+        for_each_subset_of(self.all & !opponent, table.mover as u32, |mover| {
+            f(i, &State { mover, opponent, mover_hand: 0, opponent_hand: 0 });
+            i += 1;
+        });
     }
 
     /// The value of a moving-phase state for the side to move: `Loss(0)`
@@ -412,9 +437,8 @@ impl ReferenceSolution {
         self.table(mover, opponent).is_some()
     }
 
-    fn table(&self, mover: u8, opponent: u8) -> Option<&Table> {
-        let t = self.lookup.get(mover as usize).and_then(|row| row.get(opponent as usize)).copied().flatten();
-        t.map(|t| &self.tables[t])
+    fn table(&self, mover: u8, opponent: u8) -> Option<usize> {
+        self.lookup.get(mover as usize).and_then(|row| row.get(opponent as usize)).copied().flatten()
     }
 
     /// The solved sectors.
@@ -429,6 +453,7 @@ impl ReferenceSolution {
     /// When the sector was not solved.
     pub fn counts(&self, mover: u8, opponent: u8) -> Counts {
         let t = self.table(mover, opponent).unwrap_or_else(|| panic!("sector {mover}-{opponent} not solved"));
+        let t = &self.tables[t];
         let mut c = Counts::default();
         for &cell in &self.cells[t.offset as usize..(t.offset + t.len()) as usize] {
             match Value::from(cell) {
@@ -451,10 +476,9 @@ impl ReferenceSolution {
     /// # Panics
     /// When the sector was not solved.
     pub fn for_each_state(&self, mover: u8, opponent: u8, mut f: impl FnMut(&State, Value)) {
-        assert!(self.has_sector(mover, opponent), "sector {mover}-{opponent} not solved");
-        let t = self.table_of(mover as u32, opponent as u32);
-        for r in 0..self.tables[t].mover_sets {
-            self.for_each_state_of_mover_set(t, r, |i, s| f(s, Value::from(self.cells[i as usize])));
+        let t = self.table(mover, opponent).unwrap_or_else(|| panic!("sector {mover}-{opponent} not solved"));
+        for group in 0..self.tables[t].groups {
+            self.for_each_state_of_group(t, group, |i, s| f(s, Value::from(self.cells[i as usize])));
         }
     }
 
@@ -473,15 +497,6 @@ impl Bitset {
         Bitset(vec![0; len.div_ceil(64) as usize])
     }
 
-    fn from_cells(cells: &[Cell], pred: impl Fn(Cell) -> bool + Sync) -> Bitset {
-        Bitset(
-            cells
-                .par_chunks(64)
-                .map(|chunk| chunk.iter().enumerate().fold(0u64, |w, (k, &c)| w | (pred(c) as u64) << k))
-                .collect(),
-        )
-    }
-
     #[inline]
     fn get(&self, i: u64) -> bool {
         self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
@@ -490,12 +505,45 @@ impl Bitset {
     fn set(&mut self, i: u64) {
         self.0[(i / 64) as usize] |= 1 << (i % 64);
     }
+
+    /// The members, lowest first.
+    fn ones(&self) -> impl Iterator<Item = u64> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut word = word;
+            std::iter::from_fn(move || {
+                let bit = (word != 0).then(|| w as u64 * 64 + word.trailing_zeros() as u64);
+                word &= word.wrapping_sub(1);
+                bit
+            })
+        })
+    }
 }
 
 /// Colex rank of a stone set among the sets of its size.
 #[inline]
 fn mover_set_rank(set: Bits) -> u64 {
     points(set).enumerate().map(|(i, p)| BINOMIAL.get(p as u32, i as u32 + 1)).sum()
+}
+
+/// Calls `f` with every `k`-subset of `set`, in colex order.
+fn for_each_subset_of(set: Bits, k: u32, mut f: impl FnMut(Bits)) {
+    let mut free = [0u8; 32];
+    let mut n = 0;
+    for p in points(set) {
+        free[n] = p;
+        n += 1;
+    }
+    if k as usize > n {
+        return;
+    }
+    let mut compact: u64 = (1 << k) - 1;
+    while compact < 1 << n {
+        f(points(compact as Bits).fold(0, |acc, j| acc | 1 << free[j as usize]));
+        if k == 0 {
+            break;
+        }
+        compact = next_subset(compact);
+    }
 }
 
 /// The next set with as many elements in colex order (Gosper's hack).
@@ -512,35 +560,46 @@ mod tests {
     use crate::index::colex_rank;
 
     /// The index of a state in its table, from the definition.
-    fn raw_index(all: Bits, per_mover_set: u64, s: &State) -> u64 {
-        let free = all & !s.mover;
-        let compact = points(s.opponent).fold(0, |acc, p| acc | 1 << (free & ((1 << p) - 1)).count_ones());
-        colex_rank(s.mover) * per_mover_set + colex_rank(compact)
+    fn raw_index(all: Bits, group_len: u64, s: &State) -> u64 {
+        let free = all & !s.opponent;
+        let compact = points(s.mover).fold(0, |acc, p| acc | 1 << (free & ((1 << p) - 1)).count_ones());
+        colex_rank(s.opponent) * group_len + colex_rank(compact)
+    }
+
+    #[test]
+    fn bitsets_list_their_members() {
+        let mut b = Bitset::new(200);
+        for i in [0, 5, 63, 64, 127, 130, 199] {
+            b.set(i);
+        }
+        assert_eq!(b.ones().collect::<Vec<_>>(), [0, 5, 63, 64, 127, 130, 199]);
+        assert!(b.get(130) && !b.get(131));
     }
 
     #[test]
     fn raw_index_round_trips() {
         let six = Variant::named("six").unwrap();
-        for (m, o) in [(3u8, 4u8), (6, 6), (3, 3), (10, 6)] {
-            let per = BINOMIAL.get(16 - m as u32, o as u32);
+        for (m, o) in [(3u8, 4u8), (6, 6), (3, 3), (10, 6), (4, 12)] {
             let offset = 1000;
-            let table = Table { mover: m, opponent: o, per_mover_set: per, mover_sets: BINOMIAL.get(16, m as u32), offset };
+            let groups = BINOMIAL.get(16, o as u32);
+            let group_len = BINOMIAL.get(16 - o as u32, m as u32);
+            let table = Table { mover: m, opponent: o, groups, group_len, offset };
             let size = table.len();
             let mut lookup = vec![vec![None; 17]; 17];
             lookup[m as usize][o as usize] = Some(0);
             let sol = ReferenceSolution { all: six.board().all(), tables: vec![table], lookup, cells: Vec::new(), iterations: 0 };
             let mut next = offset;
             let mut seen = std::collections::HashSet::new();
-            for r in 0..sol.tables[0].mover_sets {
-                sol.for_each_state_of_mover_set(0, r, |i, s| {
+            for g in 0..groups {
+                sol.for_each_state_of_group(0, g, |i, s| {
                     assert_eq!(i, next);
                     next += 1;
                     assert_eq!((s.mover.count_ones(), s.opponent.count_ones()), (m as u32, o as u32));
                     assert_eq!(s.mover & s.opponent, 0);
                     assert_eq!((s.mover | s.opponent) & !0xffff, 0);
-                    assert_eq!(offset + raw_index(0xffff, per, s), i);
+                    assert_eq!(offset + raw_index(0xffff, group_len, s), i);
                     assert_eq!(sol.locate(s), i);
-                    assert_eq!(mover_set_rank(s.mover), r);
+                    assert_eq!(mover_set_rank(s.opponent), g);
                     assert!(seen.insert((s.mover, s.opponent)));
                 });
             }

@@ -48,3 +48,22 @@ fn nine_3_4_timing() {
         eprintln!("{m}-{o} raw {:?} canonical {:?}", sol.counts(m, o), canonical_counts(&v, &sol, m, o));
     }
 }
+
+#[test]
+#[ignore]
+fn six_timing() {
+    for name in ["six", "five"] {
+        for fly in [false, true] {
+            let mut v = Variant::named(name).unwrap();
+            if fly {
+                v = v.with_flying(morris::Flying::AtMost(3));
+            }
+            let t = Instant::now();
+            let sol = morris::reference::solve_moving_phase(&v);
+            eprintln!("{name} fly={fly} solved in {:?}, {} iterations", t.elapsed(), sol.iterations());
+            for (m, o) in sol.sectors() {
+                eprintln!("{m}-{o} raw {:?}", sol.counts(m, o));
+            }
+        }
+    }
+}
