@@ -288,8 +288,9 @@ impl ReferenceSolution {
         let mut groups: Vec<Group> = Vec::new();
         for (t, table) in self.tables.iter().enumerate() {
             let (m, o) = (table.mover as u32, table.opponent as u32);
-            for k in changed[self.table_of(o, m)].ones() {
-                groups.push((t, k, false));
+            // (Only a full board, where nobody moves, may lack these.)
+            if let Some(quiet) = self.lookup[o as usize][m as usize] {
+                groups.extend(changed[quiet].ones().map(|k| (t, k, false)));
             }
             match self.lookup[o as usize - 1][m as usize] {
                 Some(capture) => {
