@@ -143,11 +143,19 @@ pub fn solve_moving(v: &Variant, sectors: &[(u8, u8)]) -> ReferenceSolution {
             needed.push((o - 1, m));
         }
         for (a, b) in needed {
-            assert!(lookup[a as usize][b as usize].is_some(), "sector {m}-{o} leads to {a}-{b}, which is not in the list");
+            assert!(
+                lookup[a as usize][b as usize].is_some(),
+                "sector {m}-{o} leads to {a}-{b}, which is not in the list"
+            );
         }
     }
-    let mut solution =
-        ReferenceSolution { all: v.board().all(), tables, lookup, cells: vec![Cell::DRAW; offset as usize], iterations: 0 };
+    let mut solution = ReferenceSolution {
+        all: v.board().all(),
+        tables,
+        lookup,
+        cells: vec![Cell::DRAW; offset as usize],
+        iterations: 0,
+    };
     solution.solve(v);
     solution
 }
@@ -183,6 +191,9 @@ struct Sweep<'a> {
 /// only the states with a capturing move.
 type Group = (usize, u64, bool);
 
+/// A state decided by an iteration: its index, table and mover set rank.
+type Decided = (u64, usize, u64);
+
 impl ReferenceSolution {
     fn solve(&mut self, v: &Variant) {
         let total = self.cells.len() as u64;
@@ -192,39 +203,19 @@ impl ReferenceSolution {
         let mut idle = 0;
         let mut depth: u16 = 1;
         while idle < 2 {
-            let mut changed: Vec<Bitset> = self.tables.iter().map(|t| Bitset::new(BINOMIAL.get(self.all.count_ones(), t.mover as u32))).collect();
-            for &(_, t, mover_set) in &last {
-                changed[t].set(mover_set);
-            }
-            let losses;
-            let snapshot = if depth % 2 == 0 {
+            let changed = self.changed_mover_sets(&last);
+            let just_lost;
+            let snapshot = if depth.is_multiple_of(2) {
                 &wins
             } else {
-                let mut just_lost = Bitset::new(total);
-                last.iter().for_each(|&(i, _, _)| just_lost.set(i));
-                losses = just_lost;
-                &losses
+                just_lost = Bitset::of(total, last.iter().map(|d| d.0));
+                &just_lost
             };
             let sweep = Sweep { v, depth, snapshot, changed: &changed, witness: &witness };
-            let decided: Vec<(u64, usize, u64)> = self
-                .groups_to_test(&changed, depth)
-                .into_par_iter()
-                .flat_map_iter(|(t, group, capturing)| {
-                    let mut found = Vec::new();
-                    self.for_each_state_of_group(t, group, |i, s| {
-                        if self.cells[i as usize] == Cell::DRAW
-                            && (!capturing || captures.get(i))
-                            && self.decides(&sweep, i, s)
-                        {
-                            found.push((i, t, mover_set_rank(s.mover)));
-                        }
-                    });
-                    found
-                })
-                .collect();
+            let decided = self.iteration(&sweep, &captures);
             for &(i, _, _) in &decided {
                 self.cells[i as usize] = Cell(depth + 1);
-                if depth % 2 == 1 {
+                if !depth.is_multiple_of(2) {
                     wins.set(i);
                 }
             }
@@ -235,11 +226,40 @@ impl ReferenceSolution {
         self.iterations = depth;
     }
 
+    /// The states of depth `sweep.depth`.
+    fn iteration(&self, sweep: &Sweep, captures: &Bitset) -> Vec<Decided> {
+        self.groups_to_test(sweep.changed, sweep.depth)
+            .into_par_iter()
+            .flat_map_iter(|(t, group, capturing)| {
+                let mut found = Vec::new();
+                self.for_each_state_of_group(t, group, |i, s| {
+                    if self.cells[i as usize] == Cell::DRAW
+                        && (!capturing || captures.get(i))
+                        && self.decides(sweep, i, s)
+                    {
+                        found.push((i, t, mover_set_rank(s.mover)));
+                    }
+                });
+                found
+            })
+            .collect()
+    }
+
+    /// Per table, the mover sets (by colex rank) of the states decided.
+    fn changed_mover_sets(&self, decided: &[Decided]) -> Vec<Bitset> {
+        let sets = |t: &Table| BINOMIAL.get(self.all.count_ones(), t.mover as u32);
+        let mut changed: Vec<Bitset> = self.tables.iter().map(|t| Bitset::new(sets(t))).collect();
+        for &(_, t, mover_set) in decided {
+            changed[t].set(mover_set);
+        }
+        changed
+    }
+
     /// Iteration 0: the states without a move lose at once (or draw, on a
     /// full board where the variant says so). Returns them (as `solve`
     /// keeps the states decided: index, table, mover set rank), and the
     /// states that have a capturing move.
-    fn init(&mut self, v: &Variant) -> (Vec<(u64, usize, u64)>, Bitset) {
+    fn init(&mut self, v: &Variant) -> (Vec<Decided>, Bitset) {
         let groups: Vec<Group> =
             (0..self.tables.len()).flat_map(|t| (0..self.tables[t].groups).map(move |g| (t, g, false))).collect();
         // (index, table, mover set, stuck, capturing) for the states that
@@ -318,9 +338,8 @@ impl ReferenceSolution {
         // A successor where the side to move has fewer than 3 stones is a
         // loss in 0 for it, whatever the tables say.
         let game_over = |s: &State| s.mover_stones() < 3;
-        if sweep.depth % 2 == 0 {
-            // Every successor is a decided win for the opponent (there is
-            // one: the states without a move were settled at iteration 0).
+        if sweep.depth.is_multiple_of(2) {
+            // Every successor is a decided win for the opponent.
             let witness = &sweep.witness[i as usize];
             match witness.load(Relaxed) {
                 GAME_OVER => return false,
@@ -328,8 +347,10 @@ impl ReferenceSolution {
                 w if !sweep.snapshot.get(w as u64) => return false,
                 _ => {}
             }
+            let mut moves = 0;
             let mut not_win = None;
             for_each_move(sweep.v, state, |m| {
+                moves += 1;
                 if not_win.is_none() {
                     let next = play(state, m);
                     if game_over(&next) {
@@ -342,6 +363,10 @@ impl ReferenceSolution {
                     }
                 }
             });
+            if moves == 0 {
+                // Settled by iteration 0, or a full board's draw.
+                return false;
+            }
             match not_win {
                 Some(w) => {
                     witness.store(w, Relaxed);
@@ -498,6 +523,12 @@ impl Bitset {
         Bitset(vec![0; len.div_ceil(64) as usize])
     }
 
+    fn of(len: u64, members: impl Iterator<Item = u64>) -> Bitset {
+        let mut set = Bitset::new(len);
+        members.for_each(|i| set.set(i));
+        set
+    }
+
     #[inline]
     fn get(&self, i: u64) -> bool {
         self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
@@ -588,7 +619,13 @@ mod tests {
             let size = table.len();
             let mut lookup = vec![vec![None; 17]; 17];
             lookup[m as usize][o as usize] = Some(0);
-            let sol = ReferenceSolution { all: six.board().all(), tables: vec![table], lookup, cells: Vec::new(), iterations: 0 };
+            let sol = ReferenceSolution {
+                all: six.board().all(),
+                tables: vec![table],
+                lookup,
+                cells: Vec::new(),
+                iterations: 0,
+            };
             let mut next = offset;
             let mut seen = std::collections::HashSet::new();
             for g in 0..groups {

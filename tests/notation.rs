@@ -16,7 +16,7 @@ fn build(v: &Variant, order: &[u8], seeds: [u8; 5], white_to_move: bool) -> Posi
     let to_move = if white_to_move { Color::White } else { Color::Black };
     let (wh, bh) = if v.move_while_placing() {
         (pick(seeds[0], 0, k), pick(seeds[1], 0, k))
-    } else if seeds[4] % 3 == 0 {
+    } else if seeds[4].is_multiple_of(3) {
         (0, 0)
     } else {
         // White to move: both hold h; Black to move: White h, Black h + 1.
@@ -36,11 +36,12 @@ fn variant_and_position() -> impl Strategy<Value = (Variant, Position)> {
     (0..VARIANT_NAMES.len()).prop_flat_map(|i| {
         let v = Variant::named(VARIANT_NAMES[i]).unwrap();
         let n = v.board().points() as u8;
-        (Just(v), Just((0..n).collect::<Vec<u8>>()).prop_shuffle(), any::<[u8; 5]>(), any::<bool>())
-            .prop_map(|(v, order, seeds, white)| {
+        (Just(v), Just((0..n).collect::<Vec<u8>>()).prop_shuffle(), any::<[u8; 5]>(), any::<bool>()).prop_map(
+            |(v, order, seeds, white)| {
                 let p = build(&v, &order, seeds, white);
                 (v, p)
-            })
+            },
+        )
     })
 }
 

@@ -326,4 +326,3 @@ fn a_full_twelve_board_after_placement_is_a_draw() {
     // Morabaraba has the rule too.
     assert_eq!(status(&variant("morabaraba"), &after), Status::Drawn);
 }
-
