@@ -36,6 +36,7 @@
 
 pub mod index;
 pub mod position;
+pub mod reference;
 pub mod rules;
 pub mod sectors;
 pub mod symmetry;

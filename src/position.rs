@@ -132,7 +132,12 @@ impl Position {
             s => return Err(bad(format!("side to move '{s}' is not 'w' or 'b'"))),
         };
         let hand = |s: &str, who: &str| {
-            s.parse::<u8>().map_err(|_| bad(format!("{who} stones in hand '{s}' is not a number")))
+            if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad(format!("{who} stones in hand '{s}' is not a number")));
+            }
+            s.parse::<u8>().map_err(|_| {
+                bad(format!("{who} stones in hand '{s}' is more than {} allows ({})", variant.name(), variant.stones()))
+            })
         };
         let white_hand = hand(fields[2], "White")?;
         let black_hand = hand(fields[3], "Black")?;
