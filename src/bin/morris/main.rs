@@ -9,9 +9,14 @@ mod json;
 mod progress;
 mod sectors;
 mod show;
+mod solve;
+mod stats;
+mod units;
+mod verify;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use morris::database::Database;
 use morris::variant::{Flying, Variant};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -42,8 +47,6 @@ struct Global {
 
     /// The database directory.
     #[arg(long, global = true, env = "MORRIS_DB", default_value = "data/db")]
-    // Read by the database commands (solve, stats, query, verify) to come.
-    #[allow(dead_code)]
     db: PathBuf,
 }
 
@@ -67,6 +70,12 @@ enum Command {
     Sectors(sectors::Args),
     /// A position: diagram, sector, canonical form, index, status and legal moves.
     Show(show::Args),
+    /// Solve the sectors missing from the database, bottom-up.
+    Solve(solve::Args),
+    /// Per sector in the database: states, wins, losses, draws, longest win and loss.
+    Stats(stats::Args),
+    /// Check every table: checksums, then every value recomputed from its successors.
+    Verify(verify::Args),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +99,9 @@ fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
         Command::Sectors(args) => sectors::run(&variant, args, &mut out)?,
         Command::Show(args) => show::run(&variant, args, &mut out)?,
+        Command::Solve(args) => solve::run(&variant, &cli.global.db, args, &mut out)?,
+        Command::Stats(args) => stats::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
+        Command::Verify(args) => verify::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
     }
     out.flush()?;
     Ok(())
