@@ -275,9 +275,9 @@ impl Progress for SolveProgress<'_> {
     fn start(&self, phase: &str, total: u64) {
         let label = &self.current.lock().unwrap().0;
         self.phase.set_message(format!("{label} {phase}"));
+        // Elapsed time and ETA are the phase's own.
+        self.phase.reset();
         self.phase.set_length(total.max(1));
-        self.phase.set_position(0);
-        self.phase.reset_eta();
     }
 
     fn advance(&self, n: u64) {
