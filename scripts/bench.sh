@@ -11,8 +11,8 @@
 # The solver prints, per pair and in total: wall time, states per second,
 # predecessor edges per second (both over the pair's wall time), the levels
 # of its propagation, peak RSS (VmHWM, reset at each pair; mapped table and
-# working files count while resident) and bytes on disk; then the process as
-# a whole (from /usr/bin/time when it is installed) and `morris stats`.
+# working files count while resident) and bytes on disk; then the process's
+# CPU time (from /usr/bin/time when it is installed) and `morris stats`.
 # The temporary database goes under $TMPDIR (or /tmp) and is removed at the
 # end. Respects CARGO_TARGET_DIR and CARGO_BUILD_JOBS like any cargo command.
 set -euo pipefail
@@ -42,12 +42,14 @@ solve() {
     local stones=${1:-10} threads=${2:-2}
     cargo build --release --quiet --bin morris
     local morris="${CARGO_TARGET_DIR:-target}/release/morris"
-    local db
-    db=$(mktemp -d "${TMPDIR:-/tmp}/morris-bench.XXXXXX")
-    trap 'rm -rf "$db"' EXIT
+    bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-bench.XXXXXX")
+    trap 'rm -rf "$bench_db"' EXIT
+    local db=$bench_db
     echo "== solver: nine up to $stones stones, $threads threads, fresh database $db"
     if [ -x /usr/bin/time ]; then
-        /usr/bin/time -f "process: %e s wall, %U s user, %S s system, peak RSS %M KiB" \
+        # Not %M: the solver resets the peak at each pair, so the kernel's
+        # figure at exit is the last pair's; the total line has the peak.
+        /usr/bin/time -f "process: %e s wall, %U s user, %S s system" \
             "$morris" solve --variant nine --max-stones "$stones" --threads "$threads" --db "$db"
     else
         "$morris" solve --variant nine --max-stones "$stones" --threads "$threads" --db "$db"

@@ -144,7 +144,13 @@ fn solve_killed_in_the_middle_of_a_pair_resumes_with_identical_tables() {
 #[test]
 fn solving_again_has_nothing_to_do() {
     let out = ok(nine_up_to_8(), &["solve", "--max-stones", "8"]);
-    assert_eq!(out, format!("nine (flying at 3 stones): all 4 pairs up to 8 stones already solved in {}\n", nine_up_to_8().display()));
+    assert_eq!(
+        out,
+        format!(
+            "nine (flying at 3 stones): all 4 pairs up to 8 stones already solved in {}\n",
+            nine_up_to_8().display()
+        )
+    );
     let out = ok(nine_up_to_8(), &["solve", "--max-stones", "7"]);
     assert!(out.contains("all 2 pairs up to 7 stones already solved"), "{out}");
 }
@@ -153,7 +159,8 @@ fn solving_again_has_nothing_to_do() {
 fn verify_passes_on_nine_up_to_8_stones() {
     let out = ok(nine_up_to_8(), &["verify", "--threads", "2"]);
     for sector in ["3-3", "3-4", "3-5", "4-3", "4-4", "5-3"] {
-        let line = out.lines().find(|l| l.starts_with(&format!("{sector} "))).unwrap_or_else(|| panic!("{sector}: {out}"));
+        let line =
+            out.lines().find(|l| l.starts_with(&format!("{sector} "))).unwrap_or_else(|| panic!("{sector}: {out}"));
         let fields: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(fields[2..4], ["0", "agree"], "{line}");
     }

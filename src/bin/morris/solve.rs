@@ -113,7 +113,8 @@ pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> 
     writeln!(out, "{}", "-".repeat(Row::header().len()))?;
     writeln!(out, "{}", total.line())?;
     let on_disk: u64 = pairs.iter().flat_map(|p| p.sectors()).filter_map(|s| file_size(&db, s)).sum();
-    let states_on_disk: u64 = pairs.iter().flat_map(|p| p.sectors()).map(|s| db.indexer().sector(s).canonical_states()).sum();
+    let states_on_disk: u64 =
+        pairs.iter().flat_map(|p| p.sectors()).map(|s| db.indexer().sector(s).canonical_states()).sum();
     writeln!(
         out,
         "solved {}, skipped {} already solved; the {} pairs up to {max_stones} stones take {} on disk ({:.2} bits per state)",
@@ -137,7 +138,8 @@ fn plural(n: usize, what: &str) -> String {
 fn refuse_foreign_tables(db: &Database, pairs: &[MovingPair]) -> Result<()> {
     for sector in pairs.iter().flat_map(|p| p.sectors()) {
         if db.table_path(sector).exists() {
-            db.table(sector).context("refusing to overwrite a table that does not open (move it away, or use another --db)")?;
+            db.table(sector)
+                .context("refusing to overwrite a table that does not open (move it away, or use another --db)")?;
         }
     }
     Ok(())
@@ -202,7 +204,9 @@ impl<'a> SolveProgress<'a> {
     fn new(db: &'a Database, total_states: u64) -> SolveProgress<'a> {
         // Drawn on stderr when it is a terminal, hidden otherwise.
         let bars = MultiProgress::new();
-        let style = |template: &str| ProgressStyle::with_template(template).expect("the template is valid").progress_chars("=> ");
+        let style = |template: &str| {
+            ProgressStyle::with_template(template).expect("the template is valid").progress_chars("=> ")
+        };
         let phase = bars.add(ProgressBar::new(1));
         phase.set_style(style("{msg:<32} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})"));
         let overall = bars.add(ProgressBar::new(total_states.max(1)));

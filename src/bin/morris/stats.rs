@@ -91,12 +91,7 @@ fn write_text(db: &Database, rows: &[Row], missing: &[Sector], out: &mut impl Wr
         counts: rows.iter().fold(Counts::default(), |a, r| morris::solve::moving::add_counts(a, r.counts.clone())),
         bytes: rows.iter().map(|r| r.bytes).sum(),
     };
-    writeln!(
-        out,
-        "{}: {}; values for the side to move, depths in plies",
-        describe(db.variant()),
-        db.dir().display()
-    )?;
+    writeln!(out, "{}: {}; values for the side to move, depths in plies", describe(db.variant()), db.dir().display())?;
     let width = total.counts.states.to_string().len().max("states".len());
     let label = total.label.len().max("sector".len());
     let header = format!(
@@ -126,7 +121,13 @@ fn write_text(db: &Database, rows: &[Row], missing: &[Sector], out: &mut impl Wr
     writeln!(out, "{}", line(&total))?;
     if !missing.is_empty() {
         let names: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
-        writeln!(out, "not in the database ({} of {} sectors): {}", missing.len(), missing.len() + rows.len(), names.join(" "))?;
+        writeln!(
+            out,
+            "not in the database ({} of {} sectors): {}",
+            missing.len(),
+            missing.len() + rows.len(),
+            names.join(" ")
+        )?;
     }
     Ok(())
 }

@@ -57,8 +57,13 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
                     failed.push(sector.to_string());
                 }
                 let agree = if check.counts_agree { "agree" } else { "DISAGREE" };
-                let mut lines =
-                    vec![format!("{:<8} {:>12} {:>11}  {:<14} {time:>9}", sector.to_string(), check.states, check.mismatches, agree)];
+                let mut lines = vec![format!(
+                    "{:<8} {:>12} {:>11}  {:<14} {time:>9}",
+                    sector.to_string(),
+                    check.states,
+                    check.mismatches,
+                    agree
+                )];
                 lines.extend(examples(db, &check));
                 lines
             }
@@ -106,7 +111,12 @@ fn examples(db: &Database, check: &SectorCheck) -> Vec<String> {
         .iter()
         .map(|&(slot, stored, recomputed)| {
             let position = index.unrank(slot).map(|(mover, opponent)| {
-                let state = State { mover, opponent, mover_hand: check.sector.mover_hand, opponent_hand: check.sector.opponent_hand };
+                let state = State {
+                    mover,
+                    opponent,
+                    mover_hand: check.sector.mover_hand,
+                    opponent_hand: check.sector.opponent_hand,
+                };
                 Position::from_state(&state, Color::White).notation(db.variant())
             });
             format!(
