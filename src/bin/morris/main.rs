@@ -70,7 +70,7 @@ enum Command {
     Sectors(sectors::Args),
     /// A position: diagram, sector, canonical form, index, status and legal moves.
     Show(show::Args),
-    /// Solve the sectors missing from the database, bottom-up.
+    /// Solve the moving-phase sectors missing from the database, bottom-up.
     Solve(solve::Args),
     /// Per sector in the database: states, wins, losses, draws, longest win and loss.
     Stats(stats::Args),
