@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Prints figures to compare across versions.
 #
-#   scripts/bench.sh                 the index, then the solver on nine up to 10 stones
+#   scripts/bench.sh                 the index, the solver on nine up to 10 stones, the queries
 #   scripts/bench.sh index [ARGS]    the index only; ARGS go to examples/bench_index.rs,
-#                                    e.g. `--samples 1000000 --rounds 5`
+#                                    e.g. `--samples 1000000 --rounds 5` (options
+#                                    alone, without `index`, do the same)
 #   scripts/bench.sh solve [N [T]]   the solver only: nine up to N stones (default 10:
 #                                    pairs {3,3}..{5,5}, {6,4}, {7,3}) on T threads
 #                                    (default 2), into a fresh temporary database
+#   scripts/bench.sh query           the queries only (see the end)
 #
 # The solver prints, per pair and in total: wall time, states per second,
 # predecessor edges per second (both over the pair's wall time), the levels
@@ -20,10 +22,10 @@ cd "$(dirname "$0")/.."
 
 what=all
 case "${1:-}" in
-    index | solve) what=$1; shift ;;
+    index | solve | query) what=$1; shift ;;
     "") ;;
     -*) what=index ;; # The index benchmark's own options.
-    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]]]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query]" >&2; exit 2 ;;
 esac
 
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
@@ -31,6 +33,8 @@ echo "rustc:   $(rustc --version)"
 echo "cpu:     $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || echo unknown), $(nproc) cores"
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) (figures drop when other work shares the cores)"
 echo
+
+target="${CARGO_TARGET_DIR:-target}"
 
 index() {
     echo "== index: one thread, random positions of nine's largest sectors"
@@ -41,7 +45,7 @@ index() {
 solve() {
     local stones=${1:-10} threads=${2:-2}
     cargo build --release --quiet --bin morris
-    local morris="${CARGO_TARGET_DIR:-target}/release/morris"
+    local morris="$target/release/morris"
     bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-bench.XXXXXX")
     trap 'rm -rf "$bench_db"' EXIT
     local db=$bench_db
@@ -58,12 +62,28 @@ solve() {
     "$morris" stats --variant nine --db "$db"
 }
 
+# Queries: probe latency (cold and warm), a full query (value, every move,
+# a perfect-play line), and `morris query` from process start to answer, on
+# nine's moving phase up to 9 stones solved into a temporary directory
+# (about 20 s). Options for the benchmark go in PROBE_ARGS, e.g.
+# PROBE_ARGS="--max-stones 10 --samples 20000" or "--db DIR" to reuse a
+# solved database.
+query() {
+    echo "== queries"
+    cargo build --release --quiet --example bench_probe --bin morris
+    # shellcheck disable=SC2086 # PROBE_ARGS is a list of words
+    "$target/release/examples/bench_probe" --morris "$target/release/morris" ${PROBE_ARGS:-}
+}
+
 case $what in
     index) index "$@" ;;
     solve) solve "$@" ;;
+    query) query ;;
     all)
         index
         echo
         solve
+        echo
+        query
         ;;
 esac

@@ -6,6 +6,8 @@
 //! run solves again the pairs whose tables are missing.
 
 use crate::index::{Indexer, Sector, INDEX_VERSION};
+use crate::sectors::placement_sectors;
+use crate::solve::placement;
 use crate::solve::{self, moving_pairs, MovingPair, PairReport, Progress, SolveError, SolvedSector, WorkingSector};
 use crate::table::{write_table, Table, TableError, TableInfo};
 use crate::position::State;
@@ -101,11 +103,22 @@ impl Database {
 
     /// The error for a sector that is not there.
     pub fn missing(&self, sector: Sector) -> DbError {
-        DbError::Missing {
-            sector: sector.to_string(),
-            variant: self.variant.name().to_string(),
-            stones: sector.total_stones(),
-            dir: self.dir.clone(),
+        self.missing_for(sector, sector.total_stones())
+    }
+
+    /// The error for a sector that is not there, whose solve command
+    /// covers `stones` stones.
+    fn missing_for(&self, sector: Sector, stones: u32) -> DbError {
+        DbError::Missing { sector: sector.to_string(), variant: self.variant.name().to_string(), stones, dir: self.dir.clone() }
+    }
+
+    /// An error naming the first moving-phase sector with at most
+    /// `max_stones` on the board that has no table, if there is one.
+    pub fn check_moving_phase(&self, max_stones: u32) -> Result<(), DbError> {
+        let missing = moving_pairs(&self.variant, max_stones).into_iter().flat_map(|p| p.sectors()).find(|&s| !self.has(s));
+        match missing {
+            Some(sector) => Err(self.missing_for(sector, max_stones)),
+            None => Ok(()),
         }
     }
 
@@ -148,6 +161,66 @@ impl Database {
         Ok(summary)
     }
 
+    /// Solves every placement sector with at most `max_stones` stones on
+    /// the board and in hand that has no table yet, after the moving
+    /// phase it leads to. Sectors come in order of stones in hand, fewest
+    /// first, so each one's successors are solved before it.
+    pub fn solve_placement(&self, max_stones: u32, threads: usize, progress: &dyn PairProgress) -> Result<PlacementSummary, DbError> {
+        fs::create_dir_all(&self.dir).map_err(io_error(&self.dir, "create the database directory"))?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| DbError::Threads { threads, why: e.to_string() })?;
+        let mut sectors: Vec<Sector> =
+            placement_sectors(&self.variant).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
+        sectors.reverse();
+        let mut summary = PlacementSummary::default();
+        let mut loaded: Vec<(Sector, Vec<u16>)> = Vec::new();
+        for (i, &sector) in sectors.iter().enumerate() {
+            if self.has(sector) {
+                summary.skipped.push(sector);
+                continue;
+            }
+            progress.begin_pair(&sector.to_string(), i + 1, sectors.len());
+            let t = std::time::Instant::now();
+            let needed = placement::successor_sectors(sector);
+            loaded.retain(|(s, _)| needed.contains(s));
+            for s in needed {
+                if !loaded.iter().any(|(l, _)| *l == s) {
+                    loaded.push((s, self.load_cells(s)?));
+                }
+            }
+            let successors: Vec<placement::Successor> =
+                loaded.iter().map(|(s, c)| placement::Successor { sector: *s, cells: c }).collect();
+            let slots = self.indexer.sector(sector).slots();
+            let mut map = self.working_map(sector, slots)?;
+            let cells = &mut plain_cells_mut(&mut map)[..slots as usize];
+            let counts =
+                pool.install(|| placement::solve_sector(&self.variant, &self.indexer, sector, &successors, cells, progress.phases()))?;
+            self.write(sector, counts.clone(), cells)?;
+            drop(map);
+            let path = self.working_path(sector);
+            fs::remove_file(&path).map_err(io_error(&path, "remove the working file"))?;
+            let report = PairReport { states: counts.states, init: t.elapsed(), counts: vec![(sector, counts)], ..Default::default() };
+            progress.end_pair(&sector.to_string(), &report);
+            summary.solved.push((sector, report));
+        }
+        Ok(summary)
+    }
+
+    /// Writes the finished table of `sector`.
+    fn write(&self, sector: Sector, counts: crate::table::Counts, cells: &[u16]) -> Result<(), DbError> {
+        let info = TableInfo {
+            rules: self.variant.rules_key(),
+            sector: sector.to_string(),
+            index_version: INDEX_VERSION,
+            slots: self.indexer.sector(sector).slots(),
+            counts,
+        };
+        write_table(&self.table_path(sector), &info, cells)?;
+        Ok(())
+    }
+
     fn solve_pair(&self, pair: MovingPair, progress: &dyn Progress) -> Result<PairReport, DbError> {
         let deps: Vec<(Sector, Vec<u16>)> = pair
             .dependencies()
@@ -160,17 +233,14 @@ impl Database {
             let slots = self.indexer.sector(sector).slots();
             maps.push((sector, self.working_map(sector, slots)?));
         }
-        let sides: Vec<WorkingSector> = maps.iter().map(|(s, m)| WorkingSector { sector: *s, cells: atomic_cells(m) }).collect();
+        let sides: Vec<WorkingSector> = maps
+            .iter()
+            .map(|(s, m)| WorkingSector { sector: *s, cells: &atomic_cells(m)[..self.indexer.sector(*s).slots() as usize] })
+            .collect();
         let report = solve::solve_pair(&self.variant, &self.indexer, &sides, &solved, progress)?;
         for ((sector, map), (_, counts)) in maps.iter().zip(&report.counts) {
-            let info = TableInfo {
-                rules: self.variant.rules_key(),
-                sector: sector.to_string(),
-                index_version: INDEX_VERSION,
-                slots: self.indexer.sector(*sector).slots(),
-                counts: counts.clone(),
-            };
-            write_table(&self.table_path(*sector), &info, plain_cells(map))?;
+            let slots = self.indexer.sector(*sector).slots() as usize;
+            self.write(*sector, counts.clone(), &plain_cells(map)[..slots])?;
         }
         drop(sides);
         for (sector, map) in maps {
@@ -213,6 +283,20 @@ fn atomic_cells(map: &MmapMut) -> &[AtomicU16] {
 fn plain_cells(map: &MmapMut) -> &[u16] {
     // Safety: as in `atomic_cells`; all solver threads have finished.
     unsafe { std::slice::from_raw_parts(map.as_ptr() as *const u16, map.len() / 2) }
+}
+
+/// The mapped bytes as plain cells for a single writer.
+fn plain_cells_mut(map: &mut MmapMut) -> &mut [u16] {
+    let len = map.len() / 2;
+    // Safety: page-aligned, u16-sized cells, exclusively borrowed.
+    unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr() as *mut u16, len) }
+}
+
+/// What a placement run did.
+#[derive(Debug, Default)]
+pub struct PlacementSummary {
+    pub solved: Vec<(Sector, PairReport)>,
+    pub skipped: Vec<Sector>,
 }
 
 /// Progress of a whole `solve` run: pairs, and the phases within each.

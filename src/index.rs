@@ -114,9 +114,15 @@ pub fn colex_rank(set: Bits) -> u64 {
 }
 
 /// The `k`-subset of `0..32` with colexicographic rank `rank`.
-pub fn colex_unrank(mut rank: u64, k: u32) -> Bits {
+pub fn colex_unrank(rank: u64, k: u32) -> Bits {
+    colex_unrank_below(rank, k, 32)
+}
+
+/// The `k`-subset of `0..n` with colexicographic rank `rank`.
+#[inline]
+fn colex_unrank_below(mut rank: u64, k: u32, n: u32) -> Bits {
     let mut set = 0;
-    let mut c = 32;
+    let mut c = n;
     for i in (1..=k).rev() {
         c -= 1;
         while BINOMIAL.get(c, i) > rank {
@@ -323,7 +329,8 @@ impl SectorIndex<'_> {
         let class = (slot / self.per_class) as usize;
         let mover = self.classes.reps[class];
         let free_points = FreePoints::of(self.ix.all & !mover);
-        let opponent = deposit(colex_unrank(slot % self.per_class, self.o), free_points.as_slice());
+        let free = free_points.as_slice();
+        let opponent = deposit(colex_unrank_below(slot % self.per_class, self.o, free.len() as u32), free);
         self.is_canonical(class, opponent).then_some((mover, opponent))
     }
 

@@ -1,5 +1,38 @@
 //! morris: retrograde-analysis solver and endgame databases for Nine Men's
 //! Morris and its relatives.
+//!
+//! Solve the endgames of nine with three stones a side into a directory,
+//! then ask what a position is worth, what each move leads to, and how
+//! perfect play goes on:
+//!
+//! ```
+//! use morris::database::{Database, Quiet};
+//! use morris::query::Query;
+//! use morris::{Position, Value, Variant};
+//!
+//! let dir = std::env::temp_dir().join(format!("morris-doc-{}", std::process::id()));
+//! let db = Database::new(&dir, Variant::named("nine")?);
+//! db.solve_moving(6, 2, &Quiet)?; // sectors with at most 6 stones on the board: 3-3
+//!
+//! // White has a mill (a7 d7 g7), Black three stones; both sides fly.
+//! let position = Position::parse("WWW..B../....B.B./........ w 0 0", db.variant())?;
+//! let query = Query::new(&db);
+//! assert_eq!(query.value(&position)?.0, Value::Win(11));
+//!
+//! // Every legal move with the result it leads to for White, best first:
+//! // two moves win in 11 plies, one in 17, the rest lose.
+//! let moves = query.moves(&position)?;
+//! assert_eq!(moves[0].mv.notation(db.variant()), "a7-d2");
+//! assert_eq!(moves[0].value, Value::Win(11));
+//! assert_eq!(moves[2].value, Value::Win(17));
+//! assert_eq!(moves[3].value, Value::Loss(2));
+//!
+//! // A perfect-play line to the end of the game.
+//! let line = query.line(&position, 100)?;
+//! assert_eq!((line.moves.len(), line.cut), (11, false));
+//! std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod index;
 pub mod position;
@@ -14,6 +47,8 @@ pub use position::{Color, Move, Position, State};
 pub use value::{Cell, Value};
 pub use variant::{Bits, Board, Flying, Point, Variant};
 pub mod database;
+pub mod query;
 pub mod solve;
 pub mod table;
 pub mod verify;
+pub mod search;

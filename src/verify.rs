@@ -50,17 +50,29 @@ pub struct SectorCheck {
     pub counts_agree: bool,
 }
 
-/// Recomputes every canonical state of a moving-phase `sector` from its
-/// successors' stored values.
+/// The sectors whose tables the forward check of `sector` reads: its own
+/// and those its moves lead to (a capture that ends the game needs none).
+fn sectors_to_read(sector: Sector) -> Vec<Sector> {
+    let mut needed = vec![sector];
+    if sector.is_moving() {
+        needed.push(Sector::moving(sector.opponent, sector.mover));
+        if sector.opponent > 3 {
+            needed.push(Sector::moving(sector.opponent - 1, sector.mover));
+        }
+    } else {
+        needed.extend(crate::solve::placement::successor_sectors(sector));
+    }
+    needed
+}
+
+/// Recomputes every canonical state of `sector` from its successors'
+/// stored values.
 pub fn check_sector(db: &Database, sector: Sector) -> Result<SectorCheck, DbError> {
     let v = db.variant();
     let ix = db.indexer();
     let table = db.table(sector)?;
     table.verify()?;
-    let mut needed = vec![sector, Sector::moving(sector.opponent, sector.mover)];
-    if sector.opponent > 3 {
-        needed.push(Sector::moving(sector.opponent - 1, sector.mover));
-    }
+    let needed = sectors_to_read(sector);
     let mut cells: HashMap<Sector, Vec<u16>> = HashMap::new();
     for s in needed {
         if let std::collections::hash_map::Entry::Vacant(e) = cells.entry(s) {
@@ -82,7 +94,7 @@ pub fn check_sector(db: &Database, sector: Sector) -> Result<SectorCheck, DbErro
             let mut counts = Counts::default();
             let range = c * CHUNK..((c + 1) * CHUNK).min(index.slots());
             index.for_each_in(range, |slot, mover, opponent| {
-                let state = State { mover, opponent, mover_hand: 0, opponent_hand: 0 };
+                let state = State { mover, opponent, mover_hand: sector.mover_hand, opponent_hand: sector.opponent_hand };
                 let stored = Value::from(Cell(own[slot as usize]));
                 let expected = value_from_successors(v, &state, &lookup);
                 tally(&mut counts, stored);

@@ -3,6 +3,7 @@
 //! out as slices, and the [`crate::database`] module stores them.
 
 pub mod moving;
+pub mod placement;
 
 use crate::index::Sector;
 use crate::variant::Variant;
@@ -14,6 +15,8 @@ pub use moving::{solve_pair, PairReport, SolvedSector, WorkingSector};
 pub enum SolveError {
     #[error("sector pair {0}: the working tables do not match the sectors")]
     BadPair(String),
+    #[error("sector {0}: players may move while placing, so placement sectors have cycles; this solver handles acyclic placement only")]
+    Cyclic(String),
     #[error("sector {sector}: a distance exceeds {limit} plies, more than a cell holds")]
     DepthOverflow { sector: String, limit: u16 },
 }

@@ -333,6 +333,11 @@ impl<'a> Pair<'a> {
             let (mover, opponent) = side.index.unrank(slot).expect("decided slots are canonical");
             let n = self.predecessors(side, partner, mover, opponent, &mut preds);
             edges += n as u64;
+            // The cells are scattered over the partner sector: ask for all
+            // of their cache lines before the atomic updates wait on each.
+            for &p in &preds[..n] {
+                prefetch(&partner.cells[p as usize]);
+            }
             if depth % 2 == 0 {
                 let win = self.decided(depth as u32 + 1);
                 for &p in &preds[..n] {
@@ -376,6 +381,10 @@ impl<'a> Pair<'a> {
     fn mark_win(&self, side: &Side, slot: u64, win: u16) {
         let cell = &side.cells[slot as usize];
         let faster = |c: u16| c & PENDING != 0 || (c > win && (c - 1) % 2 == 1);
+        // Most predecessors are decided already: look before locking.
+        if !faster(cell.load(Relaxed)) {
+            return;
+        }
         if cell.fetch_update(Relaxed, Relaxed, |c| faster(c).then_some(win)).is_ok() {
             side.note(slot, win);
         }
@@ -447,6 +456,16 @@ impl<'a> Pair<'a> {
                 counts
             })
             .reduce(Counts::default, add_counts)
+    }
+}
+
+/// Hints the CPU to fetch the cache line of `cell`.
+#[inline(always)]
+fn prefetch(cell: &AtomicU16) {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: a prefetch is only a hint; any address is allowed.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(cell.as_ptr() as *const i8, std::arch::x86_64::_MM_HINT_T0);
     }
 }
 

@@ -6,7 +6,9 @@
 //! one line.
 
 mod json;
+mod play;
 mod progress;
+mod query;
 mod sectors;
 mod show;
 mod solve;
@@ -18,7 +20,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use morris::database::Database;
 use morris::variant::{Flying, Variant};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -76,6 +78,10 @@ enum Command {
     Stats(stats::Args),
     /// Check every table: checksums, then every value recomputed from its successors.
     Verify(verify::Args),
+    /// The value of a position, every legal move with its value, and a perfect-play line.
+    Query(query::Args),
+    /// A game against the perfect player in the terminal.
+    Play(play::Args),
 }
 
 fn main() -> ExitCode {
@@ -102,6 +108,11 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Solve(args) => solve::run(&variant, &cli.global.db, args, &mut out)?,
         Command::Stats(args) => stats::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
         Command::Verify(args) => verify::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
+        Command::Query(args) => query::run(&variant, &cli.global.db, args, &mut out)?,
+        Command::Play(args) => {
+            let echo = !io::stdin().is_terminal();
+            play::run(&variant, &cli.global.db, args, &mut io::stdin().lock(), echo, &mut out)?
+        },
     }
     out.flush()?;
     Ok(())

@@ -1,0 +1,155 @@
+//! `morris play`: a game against the perfect player in the terminal.
+//!
+//! The human's moves are read line by line from standard input, so a game
+//! can also be piped in; the end of the input ends the game.
+
+use crate::describe;
+use crate::query::{ending, parse_position};
+use anyhow::Result;
+use morris::database::Database;
+use morris::position::{Color, Position};
+use morris::query::{after, describe_value, parse_move, Query};
+use morris::rules::{legal_moves, status, Status};
+use morris::variant::Variant;
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+/// How often a position may occur before the game is a draw by repetition.
+const REPETITIONS: u32 = 3;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The side you play; the perfect player takes the other.
+    #[arg(long, value_enum, default_value = "white")]
+    human: Side,
+
+    /// The position to start from: `start` or `BOARD SIDE WH BH`.
+    #[arg(long, value_name = "POSITION", default_value = "start")]
+    from: String,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Side {
+    White,
+    Black,
+}
+
+/// Plays a game, reading the human's moves from `input`; `echo` writes
+/// each line read after its prompt (for input that is not a terminal).
+pub fn run(
+    variant: &Variant,
+    db_dir: &Path,
+    args: &Args,
+    input: &mut impl BufRead,
+    echo: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let human = match args.human {
+        Side::White => Color::White,
+        Side::Black => Color::Black,
+    };
+    let mut position = parse_position(variant, &args.from)?;
+    let db = Database::new(db_dir, variant.clone());
+    let query = Query::new(&db);
+    // Ask once before the game starts, so a missing table is reported
+    // before the human has typed anything.
+    query.value(&position)?;
+    writeln!(
+        out,
+        "morris play: {} against the perfect player (database {})",
+        describe(variant),
+        db_dir.display()
+    )?;
+    writeln!(
+        out,
+        "You play {human}. Moves: d6 (place), d6-d5 (slide or fly), d6-d5xg7 (and remove g7); \
+         'moves' lists the legal moves, 'quit' ends the game."
+    )?;
+    let mut seen: HashMap<Position, u32> = HashMap::new();
+    loop {
+        writeln!(out)?;
+        write!(out, "{}", position.diagram(variant))?;
+        writeln!(out, "position  {}", position.notation(variant))?;
+        let state = position.state();
+        match status(variant, &state) {
+            Status::Playing => {}
+            Status::Drawn => {
+                writeln!(out, "Game over: a draw, the board is full.")?;
+                return Ok(());
+            }
+            Status::Lost => {
+                writeln!(out, "Game over: {}.", ending(variant, &position))?;
+                return Ok(());
+            }
+        }
+        let count = seen.entry(position).or_default();
+        *count += 1;
+        if *count == REPETITIONS {
+            writeln!(
+                out,
+                "Game over: a draw, the position has occurred {REPETITIONS} times."
+            )?;
+            return Ok(());
+        }
+        let (value, _) = query.value(&position)?;
+        writeln!(out, "database  {}", describe_value(value, position.to_move))?;
+        let mover = position.to_move;
+        if mover == human {
+            let Some(mv) = ask_move(variant, &position, input, echo, out)? else {
+                writeln!(out)?;
+                writeln!(out, "End of input: the game is left unfinished.")?;
+                return Ok(());
+            };
+            let Some(mv) = mv else {
+                writeln!(out, "{human} resigns.")?;
+                return Ok(());
+            };
+            writeln!(out, "{mover} plays {}", mv.notation(variant))?;
+            position = after(&position, mv);
+        } else {
+            let choice = query
+                .choose_move(&position)?
+                .expect("a game that goes on has a legal move");
+            writeln!(out, "{mover} plays {}", choice.mv.notation(variant))?;
+            position = after(&position, choice.mv);
+        }
+    }
+}
+
+/// Reads lines until one is a legal move: `Some(Some(move))`, or
+/// `Some(None)` when the human quits, or `None` at the end of the input.
+fn ask_move(
+    variant: &Variant,
+    position: &Position,
+    input: &mut impl BufRead,
+    echo: bool,
+    out: &mut impl Write,
+) -> Result<Option<Option<morris::Move>>> {
+    loop {
+        write!(out, "{} to move> ", position.to_move)?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        if echo {
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        match line.trim() {
+            "" => continue,
+            "quit" | "resign" => return Ok(Some(None)),
+            "moves" | "help" | "?" => {
+                let moves: Vec<String> = legal_moves(variant, &position.state())
+                    .iter()
+                    .map(|m| m.notation(variant))
+                    .collect();
+                writeln!(out, "legal moves: {}", moves.join(" "))?;
+            }
+            text => match parse_move(variant, position, text) {
+                Ok(mv) => return Ok(Some(Some(mv))),
+                Err(e) => writeln!(out, "{e}. Try again ('moves' lists the legal moves).")?,
+            },
+        }
+    }
+}

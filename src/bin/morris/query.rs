@@ -1,0 +1,255 @@
+//! `morris query`: the value of a position, every legal move with the value
+//! it leads to, a perfect-play line and the diagram, as text or JSON.
+
+use crate::{describe, json};
+use anyhow::Result;
+use morris::database::Database;
+use morris::position::{Move, Position};
+use morris::search::SearchStats;
+use morris::query::{describe_result, play_moves, Analysis, Exactness, Query};
+use morris::rules::Status;
+use morris::value::Value;
+use morris::variant::Variant;
+use std::io::Write;
+use std::path::Path;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The position as `BOARD SIDE WH BH` (quoted, or as four words), or
+    /// `start`. Example: "WW....B./W......./BB...... w 0 0".
+    #[arg(required = true, num_args = 1.., value_name = "POSITION")]
+    position: Vec<String>,
+
+    /// Moves to play from the position first, e.g. "d6 d5 d2" or "b6-g7xa1".
+    #[arg(long, value_name = "MOVES")]
+    moves: Option<String>,
+
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(variant: &Variant, db_dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
+    let position = parse_position(variant, &args.position.join(" "))?;
+    let (position, played) = match &args.moves {
+        Some(text) => play_moves(variant, &position, text)?,
+        None => (position, Vec::new()),
+    };
+    let db = Database::new(db_dir, variant.clone());
+    let reported = std::cell::Cell::new(false);
+    let report = |stats: &SearchStats| {
+        reported.set(true);
+        eprint!(
+            "\rsearching the placement phase: {} nodes, {} table probes, {} positions remembered, {:.0} s ",
+            stats.nodes,
+            stats.probes,
+            stats.transpositions,
+            stats.elapsed.as_secs_f64()
+        );
+    };
+    let query = Query::with_search_progress(&db, &report);
+    let analysis = query.analyse(&position);
+    if reported.get() {
+        eprintln!();
+    }
+    let analysis = analysis?;
+    if args.json {
+        write_json(variant, &analysis, out)
+    } else {
+        write_text(variant, db_dir, &played, &analysis, out)
+    }
+}
+
+/// `start`, or a position in notation.
+pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
+    if text.trim() == "start" {
+        return Ok(Position::start(variant));
+    }
+    Ok(Position::parse(text, variant)?)
+}
+
+fn write_text(
+    variant: &Variant,
+    db_dir: &Path,
+    played: &[Move],
+    a: &Analysis,
+    out: &mut impl Write,
+) -> Result<()> {
+    let me = a.position.to_move;
+    write!(out, "{}", a.position.diagram(variant))?;
+    writeln!(out)?;
+    field(out, "variant", &describe(variant))?;
+    field(out, "database", &db_dir.display().to_string())?;
+    if !played.is_empty() {
+        field(out, "after", &notation(variant, played))?;
+    }
+    field(out, "position", &a.position.notation(variant))?;
+    field(out, "to move", me.name())?;
+    field(out, "sector", &a.sector.to_string())?;
+    let mut value = match a.status {
+        Status::Playing => describe_result(a.value, a.exactness, me),
+        Status::Lost if a.position.state().mover_stones() < 3 => {
+            format!("{me} has lost: fewer than 3 stones")
+        }
+        Status::Lost => format!("{me} has lost: no legal move"),
+        Status::Drawn => "Draw: the board is full".to_string(),
+    };
+    if a.exactness != Exactness::Exact {
+        value.push_str(" (proved by a search down to the moving-phase tables; distances need placement tables)");
+    }
+    field(out, "value", &value)?;
+    if a.moves.is_empty() {
+        return Ok(());
+    }
+    field(
+        out,
+        "moves",
+        &format!(
+            "{}, best first, with {me}'s result after each",
+            a.moves.len()
+        ),
+    )?;
+    let width = a
+        .moves
+        .iter()
+        .map(|m| m.mv.notation(variant).len())
+        .max()
+        .unwrap_or(0);
+    for m in &a.moves {
+        let result = match m.exactness {
+            Exactness::Exact => m.value.to_string(),
+            Exactness::ValueOnly => m.value.kind().to_string(),
+        };
+        writeln!(out, "  {:<width$}  {result}", m.mv.notation(variant))?;
+    }
+    let line = &a.line;
+    let summary = if line.cut {
+        format!("{}, cut there (the game is drawn)", plies(line.moves.len()))
+    } else {
+        format!(
+            "{} to the end: {}",
+            plies(line.moves.len()),
+            ending(variant, &line.end)
+        )
+    };
+    field(out, "line", &summary)?;
+    write_wrapped(
+        out,
+        &line
+            .moves
+            .iter()
+            .map(|m| m.notation(variant))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// How the game ended in `end`.
+pub fn ending(variant: &Variant, end: &Position) -> String {
+    let (loser, winner) = (end.to_move, end.to_move.other());
+    let state = end.state();
+    match morris::rules::status(variant, &state) {
+        Status::Lost if state.mover_stones() < 3 => format!(
+            "{winner} wins, {loser} is left with {} stones",
+            state.mover_stones()
+        ),
+        Status::Lost => format!("{winner} wins, {loser} cannot move"),
+        Status::Drawn => "a draw, the board is full".to_string(),
+        Status::Playing => "the game goes on".to_string(),
+    }
+}
+
+fn plies(n: usize) -> String {
+    if n == 1 {
+        "1 ply".to_string()
+    } else {
+        format!("{n} plies")
+    }
+}
+
+fn notation(variant: &Variant, moves: &[Move]) -> String {
+    moves
+        .iter()
+        .map(|m| m.notation(variant))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn field(out: &mut impl Write, name: &str, value: &str) -> Result<()> {
+    writeln!(out, "{name:<10} {value}")?;
+    Ok(())
+}
+
+/// Words on indented lines of about 72 columns.
+fn write_wrapped(out: &mut impl Write, words: &[String]) -> Result<()> {
+    let mut line = String::new();
+    for w in words {
+        if !line.is_empty() && line.len() + 1 + w.len() > 72 {
+            writeln!(out, " {line}")?;
+            line.clear();
+        }
+        line.push(' ');
+        line.push_str(w);
+    }
+    if !line.is_empty() {
+        writeln!(out, " {line}")?;
+    }
+    Ok(())
+}
+
+fn plies_json(value: Value, exactness: Exactness) -> String {
+    match (exactness, value.plies()) {
+        (Exactness::Exact, Some(d)) => d.to_string(),
+        _ => "null".to_string(),
+    }
+}
+
+/// The object of design.md section 6, with `position`, `sector`, `exact`,
+/// `to_move` and `line_cut` besides.
+fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<()> {
+    let moves: Vec<String> = a
+        .moves
+        .iter()
+        .map(|m| {
+            format!(
+                "{{\"move\": {}, \"value\": \"{}\", \"plies\": {}}}",
+                json::string(&m.mv.notation(variant)),
+                m.value.kind(),
+                plies_json(m.value, m.exactness)
+            )
+        })
+        .collect();
+    let line: Vec<String> = a
+        .line
+        .moves
+        .iter()
+        .map(|m| json::string(&m.notation(variant)))
+        .collect();
+    writeln!(out, "{{")?;
+    writeln!(
+        out,
+        "  \"position\": {},",
+        json::string(&a.position.notation(variant))
+    )?;
+    writeln!(
+        out,
+        "  \"to_move\": \"{}\",",
+        a.position.to_move.name().to_lowercase()
+    )?;
+    writeln!(
+        out,
+        "  \"sector\": {},",
+        json::string(&a.sector.to_string())
+    )?;
+    writeln!(out, "  \"value\": \"{}\",", a.value.kind())?;
+    writeln!(out, "  \"plies\": {},", plies_json(a.value, a.exactness))?;
+    writeln!(out, "  \"exact\": {},", a.exactness == Exactness::Exact)?;
+    if moves.is_empty() {
+        writeln!(out, "  \"moves\": [],")?;
+    } else {
+        writeln!(out, "  \"moves\": [\n    {}\n  ],", moves.join(",\n    "))?;
+    }
+    writeln!(out, "  \"line\": [{}],", line.join(", "))?;
+    writeln!(out, "  \"line_cut\": {}", a.line.cut)?;
+    writeln!(out, "}}")?;
+    Ok(())
+}

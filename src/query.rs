@@ -1,0 +1,665 @@
+//! Questions to a solved database: what a position is worth, what every
+//! legal move leads to, how perfect play goes on, and which move the
+//! perfect player picks.
+//!
+//! Values are always for the side to move. A [`Position`] is turned into a
+//! [`State`] on the way in; what comes back are [`Move`]s and [`Value`]s
+//! for the side that moves, and colours appear only where a `Position`
+//! does.
+//!
+//! Every value goes through one function, [`Query::state_value`]: the end
+//! of the game first, then the tables of the [`Database`]. A position in a
+//! sector that has no table is an error that names the sector and the
+//! `morris solve` command that produces it.
+
+use crate::database::{Database, DbError};
+use crate::index::Sector;
+use crate::position::{Color, Move, NotationError, Position, State};
+use crate::rules::{legal_moves, play, status, Status};
+use crate::search::{Outcome, Search, SearchStats};
+use crate::value::Value;
+use std::cell::RefCell;
+use crate::variant::{points, Variant};
+use std::path::PathBuf;
+
+/// Plies of a drawn line before [`Query::analyse`] cuts it.
+pub const DRAW_LINE_PLIES: usize = 40;
+
+/// The longest line [`Query::analyse`] follows, whatever the value says: a
+/// guard against tables that would lead round in circles.
+pub const MAX_LINE_PLIES: usize = 2_000;
+
+/// How far a value can be trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Exactness {
+    /// Win, loss or draw, and the distance to the end, are exact: they come
+    /// from a table or from the rules.
+    Exact,
+    /// Win, loss or draw is exact, the distance is not proven to be the
+    /// fastest win or slowest loss. Reserved for placement positions
+    /// answered by search instead of tables; nothing produces it yet.
+    ValueOnly,
+}
+
+impl Exactness {
+    /// Whether both are exact.
+    pub fn and(self, other: Exactness) -> Exactness {
+        if self == Exactness::Exact && other == Exactness::Exact {
+            Exactness::Exact
+        } else {
+            Exactness::ValueOnly
+        }
+    }
+}
+
+/// A legal move and the result it leads to for the side that makes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveValue {
+    /// The move.
+    pub mv: Move,
+    /// The mover's result after the move (the value of the position it
+    /// leads to, seen one ply earlier).
+    pub value: Value,
+    /// Whether that value's distance is exact.
+    pub exactness: Exactness,
+}
+
+/// A perfect-play line: the winner takes the fastest win, the loser the
+/// slowest loss, a drawing side a move that keeps the draw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// The moves, from the position the line starts at.
+    pub moves: Vec<Move>,
+    /// The position after the last move of the line.
+    pub end: Position,
+    /// Whether the line stopped before the end of the game.
+    pub cut: bool,
+}
+
+/// Everything `morris query` tells about a position.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The position asked about.
+    pub position: Position,
+    /// The sector of the position, seen from the side to move.
+    pub sector: Sector,
+    /// The value for the side to move.
+    pub value: Value,
+    /// Whether the value and every move's value are exact.
+    pub exactness: Exactness,
+    /// Whether the game goes on, and if not, how it ended.
+    pub status: Status,
+    /// Every legal move, best first.
+    pub moves: Vec<MoveValue>,
+    /// A perfect-play line to the end of the game, or cut after
+    /// [`DRAW_LINE_PLIES`] plies for a draw.
+    pub line: Line,
+}
+
+/// What a draw move leaves the opponent: how many of its replies lose, and
+/// how many keep the draw. The perfect player prefers more losing replies,
+/// then fewer drawing ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Chances {
+    /// Replies that lose.
+    pub losing: usize,
+    /// Replies that keep the draw.
+    pub drawing: usize,
+}
+
+/// Error of a query; every message says what is wrong and where.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// A table is missing, damaged, or solved under other rules.
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// A move that does not parse.
+    #[error(transparent)]
+    Notation(#[from] NotationError),
+    /// A move that parses but cannot be played in the position.
+    #[error("move '{text}' is not legal in {position}: {why}")]
+    Illegal {
+        text: String,
+        position: String,
+        why: String,
+    },
+    /// Stored values that contradict each other: a position's value and the
+    /// best of its moves' values differ.
+    #[error("{}: the tables disagree: {position} is stored as {stored}, but its best move gives {from_moves} (damaged tables? run `morris verify`)", path.display())]
+    Inconsistent {
+        path: PathBuf,
+        position: String,
+        stored: Value,
+        from_moves: Value,
+    },
+}
+
+/// Queries on the tables of one database.
+///
+/// Opening tables and decompressing blocks happens on demand and is kept
+/// by the [`Database`], so one `Query` (or several over the same database)
+/// answers later questions faster.
+pub struct Query<'db> {
+    db: &'db Database,
+    /// Answers placement positions whose sectors have no table; keeps its
+    /// transposition table between questions.
+    search: RefCell<Search<'db>>,
+}
+
+impl<'db> Query<'db> {
+    /// Queries on `db`.
+    pub fn new(db: &'db Database) -> Query<'db> {
+        Query { db, search: RefCell::new(Search::new(db)) }
+    }
+
+    /// Queries on `db` that call `report` about once a second while a
+    /// placement search runs.
+    pub fn with_search_progress(db: &'db Database, report: &'db dyn Fn(&SearchStats)) -> Query<'db> {
+        Query { db, search: RefCell::new(Search::new(db).with_progress(report)) }
+    }
+
+    /// The database asked.
+    pub fn database(&self) -> &'db Database {
+        self.db
+    }
+
+    /// The variant of the database, with its rules.
+    pub fn variant(&self) -> &'db Variant {
+        self.db.variant()
+    }
+
+    /// The value of `state` for the side to move. The one place values come
+    /// from: a side with fewer than 3 stones has lost, anything else is read
+    /// from its sector's table; a placement position whose sector has no
+    /// table is searched down to the moving-phase tables, which proves win,
+    /// loss or draw but no distance (`ValueOnly`; its `Value` then carries
+    /// the placeholder distance 0 for a loss and 1 for a win).
+    pub fn state_value(&self, state: &State) -> Result<(Value, Exactness), QueryError> {
+        if state.mover_stones() < 3 {
+            return Ok((Value::Loss(0), Exactness::Exact));
+        }
+        match self.db.value(state) {
+            Ok(value) => Ok((value, Exactness::Exact)),
+            Err(DbError::Missing { .. }) if !state.is_moving_phase() => {
+                // The search may reach any moving sector up to the
+                // position's stones: ask for all of them up front.
+                self.db.check_moving_phase(state.mover_stones() + state.opponent_stones())?;
+                let outcome = self.search.borrow_mut().outcome(state)?;
+                let value = match outcome {
+                    Outcome::Win => Value::Win(1),
+                    Outcome::Draw => Value::Draw,
+                    Outcome::Loss => Value::Loss(0),
+                };
+                Ok((value, Exactness::ValueOnly))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The value of `position` for the side to move. A game that is over is
+    /// answered by the rules, without a table.
+    pub fn value(&self, position: &Position) -> Result<(Value, Exactness), QueryError> {
+        let state = position.state();
+        match status(self.variant(), &state) {
+            Status::Lost => Ok((Value::Loss(0), Exactness::Exact)),
+            Status::Drawn => Ok((Value::Draw, Exactness::Exact)),
+            Status::Playing => self.state_value(&state),
+        }
+    }
+
+    /// Every legal move with the result it leads to for the side to move,
+    /// best first: the fastest win, then draws, then the slowest loss.
+    /// Moves of equal value keep the order of [`legal_moves`].
+    pub fn moves(&self, position: &Position) -> Result<Vec<MoveValue>, QueryError> {
+        self.moves_of(&position.state())
+    }
+
+    fn moves_of(&self, state: &State) -> Result<Vec<MoveValue>, QueryError> {
+        let mut moves = legal_moves(self.variant(), state)
+            .into_iter()
+            .map(|mv| {
+                let (after, exactness) = self.state_value(&play(state, mv))?;
+                Ok(MoveValue {
+                    mv,
+                    value: after.back(),
+                    exactness,
+                })
+            })
+            .collect::<Result<Vec<_>, QueryError>>()?;
+        moves.sort_by_key(|m| std::cmp::Reverse(m.value.preference()));
+        Ok(moves)
+    }
+
+    /// The first of [`Query::moves`]: the fastest win, the slowest loss, or
+    /// a move that keeps the draw. `None` when the game is over.
+    pub fn best_move(&self, position: &Position) -> Result<Option<MoveValue>, QueryError> {
+        let state = position.state();
+        if status(self.variant(), &state) != Status::Playing {
+            return Ok(None);
+        }
+        let (value, exactness) = self.state_value(&state)?;
+        self.best_of(position, value, exactness).map(Some)
+    }
+
+    /// The best move of a position that is not over, whose value is
+    /// `value`. With exact values it stops at the first move (in the order
+    /// of [`legal_moves`]) that leads to `value`, which is the first of the
+    /// sorted move list when the tables are consistent.
+    fn best_of(
+        &self,
+        position: &Position,
+        value: Value,
+        exactness: Exactness,
+    ) -> Result<MoveValue, QueryError> {
+        let state = position.state();
+        if exactness == Exactness::Exact {
+            for mv in legal_moves(self.variant(), &state) {
+                let (after, e) = self.state_value(&play(&state, mv))?;
+                if e == Exactness::Exact && after.back() == value {
+                    return Ok(MoveValue {
+                        mv,
+                        value,
+                        exactness,
+                    });
+                }
+            }
+        }
+        let moves = self.moves_of(&state)?;
+        let best = *moves
+            .first()
+            .expect("a position that is not over has a legal move");
+        self.check_agrees(position, value, exactness, &best)?;
+        Ok(best)
+    }
+
+    /// An error unless the best move's result agrees with the position's
+    /// value (fully when both are exact, in kind otherwise).
+    fn check_agrees(
+        &self,
+        position: &Position,
+        value: Value,
+        exactness: Exactness,
+        best: &MoveValue,
+    ) -> Result<(), QueryError> {
+        let agree = if exactness.and(best.exactness) == Exactness::Exact {
+            best.value == value
+        } else {
+            best.value.kind() == value.kind()
+        };
+        if agree {
+            return Ok(());
+        }
+        Err(QueryError::Inconsistent {
+            path: self.db.table_path(Sector::of(&position.state())),
+            position: position.notation(self.variant()),
+            stored: value,
+            from_moves: best.value,
+        })
+    }
+
+    /// A perfect-play line from `position`, at most `max_plies` long: the
+    /// winner takes the fastest win, the loser the slowest loss, a drawing
+    /// side the first move that keeps the draw. `cut` says whether it
+    /// stopped before the end of the game.
+    pub fn line(&self, position: &Position, max_plies: usize) -> Result<Line, QueryError> {
+        let (value, exactness) = self.value(position)?;
+        self.line_from(position, value, exactness, max_plies)
+    }
+
+    fn line_from(
+        &self,
+        position: &Position,
+        mut value: Value,
+        mut exactness: Exactness,
+        max_plies: usize,
+    ) -> Result<Line, QueryError> {
+        let v = self.variant();
+        let mut moves = Vec::new();
+        let mut at = *position;
+        loop {
+            if status(v, &at.state()) != Status::Playing {
+                return Ok(Line {
+                    moves,
+                    end: at,
+                    cut: false,
+                });
+            }
+            if moves.len() >= max_plies {
+                return Ok(Line {
+                    moves,
+                    end: at,
+                    cut: true,
+                });
+            }
+            let best = self.best_of(&at, value, exactness)?;
+            moves.push(best.mv);
+            at = after(&at, best.mv);
+            (value, exactness) = self.state_value(&at.state())?;
+        }
+    }
+
+    /// The value, every move and a perfect-play line of `position`; a drawn
+    /// line is cut after [`DRAW_LINE_PLIES`] plies. Checks that the value
+    /// agrees with the best move's.
+    pub fn analyse(&self, position: &Position) -> Result<Analysis, QueryError> {
+        let state = position.state();
+        let sector = Sector::of(&state);
+        let status = status(self.variant(), &state);
+        if status != Status::Playing {
+            let (value, exactness) = self.value(position)?;
+            let line = Line {
+                moves: Vec::new(),
+                end: *position,
+                cut: false,
+            };
+            return Ok(Analysis {
+                position: *position,
+                sector,
+                value,
+                exactness,
+                status,
+                moves: Vec::new(),
+                line,
+            });
+        }
+        let (value, exactness) = self.state_value(&state)?;
+        let moves = self.moves_of(&state)?;
+        let best = moves[0];
+        self.check_agrees(position, value, exactness, &best)?;
+        let exactness = moves.iter().fold(exactness, |e, m| e.and(m.exactness));
+        let max_plies = match value {
+            Value::Draw => DRAW_LINE_PLIES,
+            _ => MAX_LINE_PLIES,
+        };
+        // The first ply of the line is the best move already found.
+        let next = after(position, best.mv);
+        let (next_value, next_exactness) = self.state_value(&next.state())?;
+        let mut line = self.line_from(&next, next_value, next_exactness, max_plies - 1)?;
+        line.moves.insert(0, best.mv);
+        Ok(Analysis {
+            position: *position,
+            sector,
+            value,
+            exactness,
+            status,
+            moves,
+            line,
+        })
+    }
+
+    /// The perfect player's move: the fastest win, the slowest loss, and
+    /// when the position is a draw, the draw move that leaves the opponent
+    /// the most chances to go wrong (see [`Chances`]); ties go to the
+    /// earlier move of [`legal_moves`]. `None` when the game is over.
+    pub fn choose_move(&self, position: &Position) -> Result<Option<MoveValue>, QueryError> {
+        if status(self.variant(), &position.state()) != Status::Playing {
+            return Ok(None);
+        }
+        let moves = self.moves(position)?;
+        let best = moves[0];
+        if best.value != Value::Draw {
+            return Ok(Some(best));
+        }
+        let mut chosen = (best, self.chances(&after(position, best.mv))?);
+        for m in moves.iter().skip(1).take_while(|m| m.value == Value::Draw) {
+            let chances = self.chances(&after(position, m.mv))?;
+            if (chances.losing, std::cmp::Reverse(chances.drawing))
+                > (chosen.1.losing, std::cmp::Reverse(chosen.1.drawing))
+            {
+                chosen = (*m, chances);
+            }
+        }
+        Ok(Some(chosen.0))
+    }
+
+    /// How many of the replies of the side to move in `position` lose, and
+    /// how many draw.
+    pub fn chances(&self, position: &Position) -> Result<Chances, QueryError> {
+        let mut chances = Chances::default();
+        if status(self.variant(), &position.state()) != Status::Playing {
+            return Ok(chances);
+        }
+        for m in self.moves(position)? {
+            match m.value {
+                Value::Loss(_) => chances.losing += 1,
+                Value::Draw => chances.drawing += 1,
+                Value::Win(_) => {}
+            }
+        }
+        Ok(chances)
+    }
+}
+
+/// The position after `mv` (which must be legal in `position`).
+pub fn after(position: &Position, mv: Move) -> Position {
+    Position::from_state(&play(&position.state(), mv), position.to_move.other())
+}
+
+/// Reads `text` as a move and checks that it is legal in `position`; the
+/// error says why not.
+pub fn parse_move(variant: &Variant, position: &Position, text: &str) -> Result<Move, QueryError> {
+    let mv = Move::parse(text, variant)?;
+    let state = position.state();
+    if legal_moves(variant, &state).contains(&mv) {
+        return Ok(mv);
+    }
+    Err(QueryError::Illegal {
+        text: text.to_string(),
+        position: position.notation(variant),
+        why: why_illegal(variant, position, mv),
+    })
+}
+
+/// Plays the moves in `text` (separated by spaces or commas) from
+/// `position`; returns the position reached and the moves played.
+pub fn play_moves(
+    variant: &Variant,
+    position: &Position,
+    text: &str,
+) -> Result<(Position, Vec<Move>), QueryError> {
+    let mut at = *position;
+    let mut played = Vec::new();
+    for word in text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+    {
+        let mv = parse_move(variant, &at, word)?;
+        played.push(mv);
+        at = after(&at, mv);
+    }
+    Ok((at, played))
+}
+
+/// Why `mv` cannot be played in `position`, in words.
+fn why_illegal(v: &Variant, position: &Position, mv: Move) -> String {
+    let b = v.board();
+    let state = position.state();
+    let (me, them) = (position.to_move, position.to_move.other());
+    let name = |p| b.point_name(p).to_string();
+    match status(v, &state) {
+        Status::Lost if state.mover_stones() < 3 => {
+            return format!("the game is over: {me} has fewer than 3 stones")
+        }
+        Status::Lost => return format!("the game is over: {me} has no legal move"),
+        Status::Drawn => return "the game is over: the board is full, a draw".to_string(),
+        Status::Playing => {}
+    }
+    let occupied = state.mover | state.opponent;
+    match mv.from {
+        None if state.mover_hand == 0 => {
+            return format!(
+                "{me} has no stones in hand: move a stone{}",
+                example(v, &state)
+            );
+        }
+        Some(_) if state.mover_hand > 0 && !v.move_while_placing() => {
+            return format!(
+                "{me} still has {} stone(s) in hand and must place one{}",
+                state.mover_hand,
+                example(v, &state)
+            );
+        }
+        Some(from) if state.mover & 1 << from == 0 => {
+            return format!("there is no {me} stone on {}", name(from));
+        }
+        _ => {}
+    }
+    if occupied & 1 << mv.to != 0 {
+        return format!("{} is not empty", name(mv.to));
+    }
+    if let Some(from) = mv.from {
+        if crate::rules::destinations(v, &state, from) & 1 << mv.to == 0 {
+            return format!(
+                "{} is not next to {} ({me} has {} stones on the board and does not fly)",
+                name(mv.to),
+                name(from),
+                state.mover.count_ones()
+            );
+        }
+    }
+    let own_after = match mv.from {
+        Some(from) => state.mover ^ (1 << from) ^ (1 << mv.to),
+        None => state.mover | 1 << mv.to,
+    };
+    let removable = b.removable(state.opponent);
+    let closes = b.closes_mill(own_after, mv.to) && removable != 0;
+    match (closes, mv.remove) {
+        (true, None) => {
+            let example: Vec<String> = points(removable)
+                .take(3)
+                .map(|p| format!("{}x{}", body(v, mv), name(p)))
+                .collect();
+            format!(
+                "it closes a mill: add the {them} stone it removes, e.g. {}",
+                example.join(" or ")
+            )
+        }
+        (false, Some(_)) => "it closes no mill, so it removes nothing".to_string(),
+        (true, Some(r)) if state.opponent & 1 << r == 0 => {
+            format!("there is no {them} stone on {} to remove", name(r))
+        }
+        (true, Some(r)) if removable & 1 << r == 0 => {
+            format!("{} stands in a mill and {them} has stones outside mills, which must be removed first", name(r))
+        }
+        _ => "it is not among the legal moves".to_string(),
+    }
+}
+
+/// ", e.g. MOVE" with the first legal move, or nothing.
+fn example(v: &Variant, state: &State) -> String {
+    legal_moves(v, state)
+        .first()
+        .map_or(String::new(), |m| format!(", e.g. {}", m.notation(v)))
+}
+
+/// A move without its removal, in notation.
+fn body(v: &Variant, mv: Move) -> String {
+    Move { remove: None, ..mv }.notation(v)
+}
+
+/// "White wins in 37 plies", "Black loses in 12 plies", "Draw": a value
+/// for the side to move, `to_move`, in words.
+/// Like [`describe_value`], without the distance when it is not exact.
+pub fn describe_result(value: Value, exactness: Exactness, to_move: Color) -> String {
+    match (exactness, value) {
+        (Exactness::Exact, _) | (_, Value::Draw) => describe_value(value, to_move),
+        (Exactness::ValueOnly, Value::Win(_)) => format!("{to_move} wins"),
+        (Exactness::ValueOnly, Value::Loss(_)) => format!("{to_move} loses"),
+    }
+}
+
+pub fn describe_value(value: Value, to_move: Color) -> String {
+    let plies = |d: u16| {
+        if d == 1 {
+            "1 ply".to_string()
+        } else {
+            format!("{d} plies")
+        }
+    };
+    match value {
+        Value::Win(d) => format!("{to_move} wins in {}", plies(d)),
+        Value::Loss(d) => format!("{to_move} loses in {}", plies(d)),
+        Value::Draw => "Draw".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nine() -> Variant {
+        Variant::named("nine").unwrap()
+    }
+
+    #[test]
+    fn illegal_moves_are_explained() {
+        let v = nine();
+        // White: a7 d7 b6, Black: c5 d5 e5 (a mill) and a1; White flies? no: 3 stones fly.
+        let p = Position::parse("WW....B./W......./BBB..... w 0 0", &v).unwrap();
+        for (text, needle) in [
+            ("d6", "no stones in hand"),
+            ("c5-c4", "no White stone on c5"),
+            ("a7-d7", "d7 is not empty"),
+            (
+                "b6-g7",
+                "closes a mill: add the Black stone it removes, e.g. b6-g7xa1",
+            ),
+            ("b6-d6xa1", "closes no mill"),
+            ("b6-g7xd5", "d5 stands in a mill"),
+            ("b6-g7xg4", "no Black stone on g4"),
+            ("z1", "not a point"),
+        ] {
+            let err = parse_move(&v, &p, text).unwrap_err().to_string();
+            assert!(err.contains(needle), "{text}: {err}");
+            assert!(err.contains("move '"), "{text}: {err}");
+        }
+        assert!(parse_move(&v, &p, "b6-g7xa1").is_ok());
+    }
+
+    #[test]
+    fn slides_must_go_to_a_neighbour_without_flying() {
+        let v = nine();
+        let p = Position::parse("WWW.W.../B......./BBB..... b 0 0", &v).unwrap();
+        let err = parse_move(&v, &p, "b6-g4").unwrap_err().to_string();
+        assert!(
+            err.contains("g4 is not next to b6 (Black has 4 stones on the board and does not fly)"),
+            "{err}"
+        );
+        let p = Position::parse("......../......../........ w 9 9", &v).unwrap();
+        let err = parse_move(&v, &p, "d6-d5").unwrap_err().to_string();
+        assert!(err.contains("must place"), "{err}");
+    }
+
+    #[test]
+    fn play_moves_names_the_bad_move_and_its_position() {
+        let v = nine();
+        let start = Position::start(&v);
+        let (p, moves) = play_moves(&v, &start, "d6, d5 d2").unwrap();
+        assert_eq!(moves.len(), 3);
+        assert_eq!(p.notation(&v), "......../.W...W../.B...... b 7 8");
+        let err = play_moves(&v, &start, "d6 d6").unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "move 'd6' is not legal in ......../.W....../........ b 8 9: d6 is not empty"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn values_are_described_for_the_side_to_move() {
+        assert_eq!(
+            describe_value(Value::Win(37), Color::White),
+            "White wins in 37 plies"
+        );
+        assert_eq!(
+            describe_value(Value::Loss(12), Color::Black),
+            "Black loses in 12 plies"
+        );
+        assert_eq!(
+            describe_value(Value::Win(1), Color::Black),
+            "Black wins in 1 ply"
+        );
+        assert_eq!(describe_value(Value::Draw, Color::White), "Draw");
+    }
+}

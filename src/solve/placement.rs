@@ -1,0 +1,146 @@
+//! Placement sectors: stones in hand only decrease, so every state's
+//! value follows from its successors', which lie in sectors with one
+//! stone fewer in hand (or in the moving phase) and are solved before.
+//!
+//! The successors are generated here by direct bit operations on the
+//! mover's placements, apart from the rules module's generic generator
+//! that the forward check (`verify`) uses.
+
+use super::moving::add_counts;
+use super::{Progress, SolveError};
+use crate::index::{Indexer, Sector};
+use crate::table::Counts;
+use crate::value::{Cell, Value};
+use crate::variant::{points, Bits, Variant};
+use rayon::prelude::*;
+
+/// Slots handled by one rayon task.
+const CHUNK: u64 = 1 << 14;
+
+/// A solved sector that placements lead to.
+pub struct Successor<'a> {
+    pub sector: Sector,
+    pub cells: &'a [u16],
+}
+
+/// The sectors a placement from `sector` leads to: without and with a
+/// capture (the second only when the mover can close a mill, and the
+/// opponent has a stone to lose and keeps at least 3).
+pub fn successor_sectors(sector: Sector) -> Vec<Sector> {
+    assert!(sector.mover_hand > 0, "{sector} is not a placement sector of the mover");
+    let next = |opponent: u8| Sector {
+        mover: opponent,
+        opponent: sector.mover + 1,
+        mover_hand: sector.opponent_hand,
+        opponent_hand: sector.mover_hand - 1,
+    };
+    let mut out = vec![next(sector.opponent)];
+    if sector.mover + 1 >= 3 && sector.opponent > 0 && sector.opponent - 1 + sector.opponent_hand >= 3 {
+        out.push(next(sector.opponent - 1));
+    }
+    out
+}
+
+/// Computes every cell of the placement `sector` into `cells` (one per
+/// slot; non-canonical slots get 0) and returns its counts. Variants where
+/// a player may move while placing (Lasker) have cycles here and are not
+/// handled by this solver.
+pub fn solve_sector(
+    v: &Variant,
+    ix: &Indexer,
+    sector: Sector,
+    successors: &[Successor],
+    cells: &mut [u16],
+    progress: &dyn Progress,
+) -> Result<Counts, SolveError> {
+    if v.move_while_placing() {
+        return Err(SolveError::Cyclic(sector.to_string()));
+    }
+    let index = ix.sector(sector);
+    if cells.len() as u64 != index.slots() {
+        return Err(SolveError::BadPair(sector.to_string()));
+    }
+    let lookup = |s: Sector| successors.iter().find(|t| t.sector == s).map(|t| (ix.sector(s), t.cells));
+    let quiet = lookup(successor_sectors(sector)[0]).ok_or_else(|| SolveError::BadPair(sector.to_string()))?;
+    let capture = successor_sectors(sector).get(1).and_then(|&s| lookup(s));
+    let opponent_survives_capture = sector.opponent + sector.opponent_hand > 3;
+    progress.start("placement", index.slots());
+    let counts = cells
+        .par_chunks_mut(CHUNK as usize)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let start = c as u64 * CHUNK;
+            chunk.fill(0);
+            let mut counts = Counts::default();
+            index.for_each_in(start..start + chunk.len() as u64, |slot, mover, opponent| {
+                let value = best_placement(v, mover, opponent, &quiet, capture.as_ref(), opponent_survives_capture);
+                chunk[(slot - start) as usize] = Cell::from(value).0;
+                tally(&mut counts, value);
+            });
+            progress.advance(chunk.len() as u64);
+            counts
+        })
+        .reduce(Counts::default, add_counts);
+    Ok(counts)
+}
+
+type Table<'a> = (crate::index::SectorIndex<'a>, &'a [u16]);
+
+/// The best value over every placement of the mover.
+#[inline]
+fn best_placement(
+    v: &Variant,
+    mover: Bits,
+    opponent: Bits,
+    quiet: &Table,
+    capture: Option<&Table>,
+    opponent_survives_capture: bool,
+) -> Value {
+    let board = v.board();
+    let empty = board.all() & !(mover | opponent);
+    let removable = board.removable(opponent);
+    let mut best: Option<Value> = None;
+    let mut consider = |after: Value| {
+        let mine = after.back();
+        if best.is_none_or(|b| mine.preference() > b.preference()) {
+            best = Some(mine);
+        }
+    };
+    for to in points(empty) {
+        let own = mover | 1 << to;
+        if !board.closes_mill(own, to) || opponent == 0 {
+            consider(probe(quiet, opponent, own));
+            continue;
+        }
+        if !opponent_survives_capture {
+            return Value::Win(1);
+        }
+        let table = capture.expect("a capture sector when the opponent survives a capture");
+        for r in points(removable) {
+            consider(probe(table, opponent ^ (1 << r), own));
+        }
+    }
+    // A placement always has an empty point: the board cannot be full
+    // while stones remain in hand.
+    best.unwrap_or(Value::Loss(0))
+}
+
+#[inline]
+fn probe(table: &Table, mover: Bits, opponent: Bits) -> Value {
+    Value::from(Cell(table.1[table.0.rank(mover, opponent) as usize]))
+}
+
+fn tally(counts: &mut Counts, value: Value) {
+    counts.states += 1;
+    match value {
+        Value::Win(d) => {
+            counts.wins += 1;
+            counts.max_win = counts.max_win.max(d);
+        }
+        Value::Loss(d) => {
+            counts.losses += 1;
+            counts.max_loss = counts.max_loss.max(d);
+        }
+        Value::Draw => counts.draws += 1,
+    }
+}
