@@ -1,11 +1,32 @@
 #!/usr/bin/env bash
-# Prints figures to compare across versions: the index throughput (one
-# thread) on nine's largest sectors, then the query figures (see the end).
-# Arguments go to the index benchmark, e.g.
-# `scripts/bench.sh --samples 1000000 --rounds 5`.
-# Respects CARGO_TARGET_DIR and CARGO_BUILD_JOBS like any cargo command.
+# Prints figures to compare across versions.
+#
+#   scripts/bench.sh                 the index, the solver on nine up to 10 stones, the queries
+#   scripts/bench.sh index [ARGS]    the index only; ARGS go to examples/bench_index.rs,
+#                                    e.g. `--samples 1000000 --rounds 5` (options
+#                                    alone, without `index`, do the same)
+#   scripts/bench.sh solve [N [T]]   the solver only: nine up to N stones (default 10:
+#                                    pairs {3,3}..{5,5}, {6,4}, {7,3}) on T threads
+#                                    (default 2), into a fresh temporary database
+#   scripts/bench.sh query           the queries only (see the end)
+#
+# The solver prints, per pair and in total: wall time, states per second,
+# predecessor edges per second (both over the pair's wall time), the levels
+# of its propagation, peak RSS (VmHWM, reset at each pair; mapped table and
+# working files count while resident) and bytes on disk; then the process's
+# CPU time (from /usr/bin/time when it is installed) and `morris stats`.
+# The temporary database goes under $TMPDIR (or /tmp) and is removed at the
+# end. Respects CARGO_TARGET_DIR and CARGO_BUILD_JOBS like any cargo command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+what=all
+case "${1:-}" in
+    index | solve | query) what=$1; shift ;;
+    "") ;;
+    -*) what=index ;; # The index benchmark's own options.
+    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query]" >&2; exit 2 ;;
+esac
 
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
 echo "rustc:   $(rustc --version)"
@@ -13,8 +34,33 @@ echo "cpu:     $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- 
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) (figures drop when other work shares the cores)"
 echo
 
-cargo build --release --quiet --example bench_index
-cargo run --release --quiet --example bench_index -- "$@"
+target="${CARGO_TARGET_DIR:-target}"
+
+index() {
+    echo "== index: one thread, random positions of nine's largest sectors"
+    cargo build --release --quiet --example bench_index
+    cargo run --release --quiet --example bench_index -- "$@"
+}
+
+solve() {
+    local stones=${1:-10} threads=${2:-2}
+    cargo build --release --quiet --bin morris
+    local morris="$target/release/morris"
+    bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-bench.XXXXXX")
+    trap 'rm -rf "$bench_db"' EXIT
+    local db=$bench_db
+    echo "== solver: nine up to $stones stones, $threads threads, fresh database $db"
+    if [ -x /usr/bin/time ]; then
+        # Not %M: the solver resets the peak at each pair, so the kernel's
+        # figure at exit is the last pair's; the total line has the peak.
+        /usr/bin/time -f "process: %e s wall, %U s user, %S s system" \
+            "$morris" solve --variant nine --max-stones "$stones" --threads "$threads" --db "$db"
+    else
+        "$morris" solve --variant nine --max-stones "$stones" --threads "$threads" --db "$db"
+    fi
+    echo
+    "$morris" stats --variant nine --db "$db"
+}
 
 # Queries: probe latency (cold and warm), a full query (value, every move,
 # a perfect-play line), and `morris query` from process start to answer, on
@@ -22,8 +68,22 @@ cargo run --release --quiet --example bench_index -- "$@"
 # (about 20 s). Options for the benchmark go in PROBE_ARGS, e.g.
 # PROBE_ARGS="--max-stones 10 --samples 20000" or "--db DIR" to reuse a
 # solved database.
-echo
-target="${CARGO_TARGET_DIR:-target}"
-cargo build --release --quiet --example bench_probe --bin morris
-# shellcheck disable=SC2086 # PROBE_ARGS is a list of words
-"$target/release/examples/bench_probe" --morris "$target/release/morris" ${PROBE_ARGS:-}
+query() {
+    echo "== queries"
+    cargo build --release --quiet --example bench_probe --bin morris
+    # shellcheck disable=SC2086 # PROBE_ARGS is a list of words
+    "$target/release/examples/bench_probe" --morris "$target/release/morris" ${PROBE_ARGS:-}
+}
+
+case $what in
+    index) index "$@" ;;
+    solve) solve "$@" ;;
+    query) query ;;
+    all)
+        index
+        echo
+        solve
+        echo
+        query
+        ;;
+esac

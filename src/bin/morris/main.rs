@@ -11,9 +11,14 @@ mod progress;
 mod query;
 mod sectors;
 mod show;
+mod solve;
+mod stats;
+mod units;
+mod verify;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use morris::database::Database;
 use morris::variant::{Flying, Variant};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
@@ -44,8 +49,6 @@ struct Global {
 
     /// The database directory.
     #[arg(long, global = true, env = "MORRIS_DB", default_value = "data/db")]
-    // Read by the database commands (solve, stats, query, verify) to come.
-    #[allow(dead_code)]
     db: PathBuf,
 }
 
@@ -69,6 +72,12 @@ enum Command {
     Sectors(sectors::Args),
     /// A position: diagram, sector, canonical form, index, status and legal moves.
     Show(show::Args),
+    /// Solve the moving-phase sectors missing from the database, bottom-up.
+    Solve(solve::Args),
+    /// Per sector in the database: states, wins, losses, draws, longest win and loss.
+    Stats(stats::Args),
+    /// Check every table: checksums, then every value recomputed from its successors.
+    Verify(verify::Args),
     /// The value of a position, every legal move with its value, and a perfect-play line.
     Query(query::Args),
     /// A game against the perfect player in the terminal.
@@ -96,6 +105,9 @@ fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
         Command::Sectors(args) => sectors::run(&variant, args, &mut out)?,
         Command::Show(args) => show::run(&variant, args, &mut out)?,
+        Command::Solve(args) => solve::run(&variant, &cli.global.db, args, &mut out)?,
+        Command::Stats(args) => stats::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
+        Command::Verify(args) => verify::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
         Command::Query(args) => query::run(&variant, &cli.global.db, args, &mut out)?,
         Command::Play(args) => {
             let echo = !io::stdin().is_terminal();

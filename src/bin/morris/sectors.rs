@@ -21,8 +21,9 @@ pub struct Args {
     phase: Phase,
 }
 
+/// The phases of the game a command covers.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Phase {
+pub enum Phase {
     Moving,
     All,
 }

@@ -1,0 +1,305 @@
+//! `morris solve`: solves the missing sector pairs of the moving phase,
+//! bottom-up, with a progress bar and one summary line per pair.
+
+use crate::{describe, sectors::Phase, units};
+use anyhow::{bail, Context, Result};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use morris::database::{Database, PairProgress};
+use morris::index::Sector;
+use morris::solve::{moving_pairs, MovingPair, PairReport, Progress};
+use morris::variant::Variant;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Solve only the pairs with at most N stones on the board, both sides
+    /// together (and what they depend on). Default: all of them.
+    #[arg(long, value_name = "N")]
+    max_stones: Option<u32>,
+
+    /// Worker threads. Default: all cores.
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+
+    /// Which phase to solve: the moving phase, or all (placement too).
+    #[arg(long, value_enum, default_value_t = Phase::Moving)]
+    phase: Phase,
+}
+
+/// All cores, or 1 when that cannot be found out.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// `--threads`, or all cores.
+pub fn threads(arg: Option<u32>) -> usize {
+    arg.map(|t| t as usize).unwrap_or_else(default_threads)
+}
+
+pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
+    if args.phase == Phase::All {
+        // The placement phase goes here: solve the moving phase first (as
+        // below), then the placement sectors, which lead into it.
+        bail!("placement phase: not yet available; `--phase moving` solves the moving phase");
+    }
+    let threads = threads(args.threads);
+    let most = 2 * variant.stones() as u32;
+    let max_stones = args.max_stones.unwrap_or(most);
+    let pairs = moving_pairs(variant, max_stones);
+    if pairs.is_empty() {
+        bail!("--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)");
+    }
+    let max_stones = max_stones.min(pairs.iter().map(MovingPair::stones).max().unwrap_or(most));
+
+    let db = Database::new(dir, variant.clone());
+    refuse_foreign_tables(&db, &pairs)?;
+    let done: Vec<&MovingPair> = pairs.iter().filter(|p| p.sectors().iter().all(|&s| db.has(s))).collect();
+    if done.len() == pairs.len() {
+        writeln!(
+            out,
+            "{}: all {} pairs up to {max_stones} stones already solved in {}",
+            describe(variant),
+            pairs.len(),
+            dir.display()
+        )?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{}: moving phase up to {max_stones} stones, {} pairs, {} to solve, {threads} thread{}, database {}",
+        describe(variant),
+        pairs.len(),
+        pairs.len() - done.len(),
+        if threads == 1 { "" } else { "s" },
+        dir.display()
+    )?;
+    if !done.is_empty() {
+        let list: Vec<String> = done.iter().map(|p| p.to_string()).collect();
+        writeln!(out, "already solved: {}: {}", plural(done.len(), "pair"), list.join(" "))?;
+    }
+    writeln!(out, "{}", Row::header())?;
+    // The pair lines are written from the progress callbacks, straight to
+    // stdout: what is buffered so far must come first.
+    out.flush()?;
+
+    let total_states: u64 = pairs
+        .iter()
+        .filter(|p| !done.contains(p))
+        .flat_map(|p| p.sectors())
+        .map(|s| db.indexer().sector(s).canonical_states())
+        .sum();
+    let progress = SolveProgress::new(&db, total_states);
+    let start = Instant::now();
+    let result = db.solve_moving(max_stones, threads, &progress);
+    progress.clear();
+    let summary = result.with_context(|| format!("solving {} in {}", describe(variant), dir.display()))?;
+    if let Some(err) = progress.write_error.lock().unwrap().take() {
+        return Err(err.into());
+    }
+
+    let rows = progress.rows.lock().unwrap();
+    let total = Row {
+        label: plural(summary.solved.len(), "pair"),
+        states: rows.iter().map(|r| r.states).sum(),
+        edges: rows.iter().map(|r| r.edges).sum(),
+        levels: None,
+        time: start.elapsed(),
+        peak_rss: rows.iter().filter_map(|r| r.peak_rss).max(),
+        bytes: rows.iter().map(|r| r.bytes).sum(),
+    };
+    writeln!(out, "{}", "-".repeat(Row::header().len()))?;
+    writeln!(out, "{}", total.line())?;
+    let on_disk: u64 = pairs.iter().flat_map(|p| p.sectors()).filter_map(|s| file_size(&db, s)).sum();
+    let states_on_disk: u64 =
+        pairs.iter().flat_map(|p| p.sectors()).map(|s| db.indexer().sector(s).canonical_states()).sum();
+    writeln!(
+        out,
+        "solved {}, skipped {} already solved; the {} pairs up to {max_stones} stones take {} on disk ({:.2} bits per state)",
+        plural(summary.solved.len(), "pair"),
+        summary.skipped.len(),
+        pairs.len(),
+        units::bytes(on_disk),
+        on_disk as f64 * 8.0 / states_on_disk as f64
+    )?;
+    Ok(())
+}
+
+/// `1 pair`, `2 pairs`.
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Stops before a table that exists but does not open under these rules
+/// (another `--fly-at`, say, or a damaged file) would be solved again and
+/// overwritten.
+fn refuse_foreign_tables(db: &Database, pairs: &[MovingPair]) -> Result<()> {
+    for sector in pairs.iter().flat_map(|p| p.sectors()) {
+        if db.table_path(sector).exists() {
+            db.table(sector)
+                .context("refusing to overwrite a table that does not open (move it away, or use another --db)")?;
+        }
+    }
+    Ok(())
+}
+
+fn file_size(db: &Database, sector: Sector) -> Option<u64> {
+    std::fs::metadata(db.table_path(sector)).ok().map(|m| m.len())
+}
+
+/// One line of the summary table.
+struct Row {
+    label: String,
+    states: u64,
+    edges: u64,
+    levels: Option<u32>,
+    time: Duration,
+    peak_rss: Option<u64>,
+    bytes: u64,
+}
+
+impl Row {
+    fn header() -> String {
+        format!(
+            "{:<16} {:>13} {:>9} {:>11} {:>11} {:>6} {:>10} {:>10}",
+            "pair", "states", "time", "states/s", "edges/s", "levels", "peak RSS", "disk"
+        )
+    }
+
+    fn line(&self) -> String {
+        let secs = self.time.as_secs_f64().max(1e-9);
+        format!(
+            "{:<16} {:>13} {:>9} {:>11} {:>11} {:>6} {:>10} {:>10}",
+            self.label,
+            self.states,
+            format!("{secs:.2} s"),
+            units::rate(self.states as f64 / secs),
+            units::rate(self.edges as f64 / secs),
+            self.levels.map_or("-".to_string(), |l| l.to_string()),
+            self.peak_rss.map_or("-".to_string(), units::bytes),
+            units::bytes(self.bytes),
+        )
+    }
+}
+
+/// The bars (the current pair's phase, and the whole run) and the pair
+/// lines. States per second and edges per second are taken over a pair's
+/// wall time, loading its dependencies and writing its tables included.
+struct SolveProgress<'a> {
+    db: &'a Database,
+    bars: MultiProgress,
+    phase: ProgressBar,
+    overall: ProgressBar,
+    /// The current pair, e.g. `pair 7/9 {6,3}`, and when it began.
+    current: Mutex<(String, Instant)>,
+    rows: Mutex<Vec<Row>>,
+    /// The first failed write to stdout (a closed pipe, say); the solve
+    /// goes on and the error is reported at the end.
+    write_error: Mutex<Option<io::Error>>,
+}
+
+impl<'a> SolveProgress<'a> {
+    fn new(db: &'a Database, total_states: u64) -> SolveProgress<'a> {
+        // Drawn on stderr when it is a terminal, hidden otherwise.
+        let bars = MultiProgress::new();
+        let style = |template: &str| {
+            ProgressStyle::with_template(template).expect("the template is valid").progress_chars("=> ")
+        };
+        let phase = bars.add(ProgressBar::new(1));
+        phase.set_style(style("{msg:<32} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})"));
+        let overall = bars.add(ProgressBar::new(total_states.max(1)));
+        overall.set_style(style("{msg:<32} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})"));
+        overall.set_message("all pairs (by states)");
+        phase.enable_steady_tick(Duration::from_millis(200));
+        SolveProgress {
+            db,
+            bars,
+            phase,
+            overall,
+            current: Mutex::new((String::new(), Instant::now())),
+            rows: Mutex::new(Vec::new()),
+            write_error: Mutex::new(None),
+        }
+    }
+
+    fn clear(&self) {
+        self.phase.finish_and_clear();
+        self.overall.finish_and_clear();
+        let _ = self.bars.clear();
+    }
+
+    fn print(&self, line: &str) {
+        let mut error = self.write_error.lock().unwrap();
+        if error.is_none() {
+            let result = self.bars.suspend(|| {
+                let mut stdout = io::stdout().lock();
+                writeln!(stdout, "{line}").and_then(|()| stdout.flush())
+            });
+            *error = result.err();
+        }
+    }
+}
+
+impl Drop for SolveProgress<'_> {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+impl PairProgress for SolveProgress<'_> {
+    fn begin_pair(&self, pair: &str, number: usize, of: usize) {
+        *self.current.lock().unwrap() = (format!("pair {number}/{of} {pair}"), Instant::now());
+        reset_peak_rss();
+    }
+
+    fn end_pair(&self, _pair: &str, report: &PairReport) {
+        let (label, began) = self.current.lock().unwrap().clone();
+        let row = Row {
+            label,
+            states: report.states,
+            edges: report.edges,
+            levels: Some(report.levels),
+            time: began.elapsed(),
+            peak_rss: peak_rss(),
+            bytes: report.counts.iter().filter_map(|(s, _)| file_size(self.db, *s)).sum(),
+        };
+        self.overall.inc(report.states);
+        self.print(&row.line());
+        self.rows.lock().unwrap().push(row);
+    }
+
+    fn phases(&self) -> &dyn Progress {
+        self
+    }
+}
+
+impl Progress for SolveProgress<'_> {
+    fn start(&self, phase: &str, total: u64) {
+        let label = &self.current.lock().unwrap().0;
+        self.phase.set_message(format!("{label} {phase}"));
+        // Elapsed time and ETA are the phase's own.
+        self.phase.reset();
+        self.phase.set_length(total.max(1));
+    }
+
+    fn advance(&self, n: u64) {
+        self.phase.inc(n);
+    }
+}
+
+/// Starts a new peak of the resident set (Linux; elsewhere nothing).
+fn reset_peak_rss() {
+    // Writing 5 to clear_refs resets VmHWM and touches nothing else.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// The peak resident set since the last reset, in bytes (Linux only).
+/// Mapped table and working files count while their pages are resident.
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}

@@ -1,0 +1,133 @@
+//! `morris stats`: what the tables in the database hold, sector by sector.
+
+use crate::{describe, json, units};
+use anyhow::{bail, Result};
+use morris::database::Database;
+use morris::index::Sector;
+use morris::sectors::moving_sectors;
+use morris::table::Counts;
+use std::io::Write;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Print a JSON array of {"sector", "states", "wins", "losses", "draws",
+    /// "max_win", "max_loss", "bytes", "bits_per_state"} objects.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The sectors of the variant that have a table in the database, and
+/// those that have none, in the order of `morris sectors`. An empty
+/// database is an error.
+pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
+    // The placement sectors join this list once they are solved.
+    let (present, missing): (Vec<Sector>, Vec<Sector>) =
+        moving_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
+    if present.is_empty() {
+        bail!(
+            "no tables of {} in {}: solve some first, e.g. `morris solve --variant {} --max-stones 8 --db {}`",
+            describe(db.variant()),
+            db.dir().display(),
+            db.variant().name(),
+            db.dir().display()
+        );
+    }
+    Ok((present, missing))
+}
+
+struct Row {
+    label: String,
+    counts: Counts,
+    bytes: u64,
+}
+
+impl Row {
+    fn bits_per_state(&self) -> f64 {
+        self.bytes as f64 * 8.0 / self.counts.states.max(1) as f64
+    }
+}
+
+pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
+    let (present, missing) = sectors_in(db)?;
+    let mut rows = Vec::new();
+    for sector in present {
+        let table = db.table(sector)?;
+        rows.push(Row { label: sector.to_string(), counts: table.info().counts.clone(), bytes: table.bytes_on_disk() });
+    }
+    if args.json {
+        write_json(&rows, out)
+    } else {
+        write_text(db, &rows, &missing, out)
+    }
+}
+
+fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
+    writeln!(out, "[")?;
+    for (i, row) in rows.iter().enumerate() {
+        let c = &row.counts;
+        let comma = if i + 1 < rows.len() { "," } else { "" };
+        writeln!(
+            out,
+            "  {{\"sector\": {}, \"states\": {}, \"wins\": {}, \"losses\": {}, \"draws\": {}, \"max_win\": {}, \
+             \"max_loss\": {}, \"bytes\": {}, \"bits_per_state\": {:.4}}}{comma}",
+            json::string(&row.label),
+            c.states,
+            c.wins,
+            c.losses,
+            c.draws,
+            c.max_win,
+            c.max_loss,
+            row.bytes,
+            row.bits_per_state(),
+        )?;
+    }
+    writeln!(out, "]")?;
+    Ok(())
+}
+
+fn write_text(db: &Database, rows: &[Row], missing: &[Sector], out: &mut impl Write) -> Result<()> {
+    let total = Row {
+        label: format!("{} sectors", rows.len()),
+        counts: rows.iter().fold(Counts::default(), |a, r| morris::solve::moving::add_counts(a, r.counts.clone())),
+        bytes: rows.iter().map(|r| r.bytes).sum(),
+    };
+    writeln!(out, "{}: {}; values for the side to move, depths in plies", describe(db.variant()), db.dir().display())?;
+    let width = total.counts.states.to_string().len().max("states".len());
+    let label = total.label.len().max("sector".len());
+    let header = format!(
+        "{:<label$}  {:>width$}  {:>width$}  {:>width$}  {:>width$}  {:>7}  {:>8}  {:>10}  {:>10}",
+        "sector", "states", "wins", "losses", "draws", "max win", "max loss", "disk", "bits/state"
+    );
+    writeln!(out, "{header}")?;
+    let line = |row: &Row| {
+        let c = &row.counts;
+        format!(
+            "{:<label$}  {:>width$}  {:>width$}  {:>width$}  {:>width$}  {:>7}  {:>8}  {:>10}  {:>10.3}",
+            row.label,
+            c.states,
+            c.wins,
+            c.losses,
+            c.draws,
+            c.max_win,
+            c.max_loss,
+            units::bytes(row.bytes),
+            row.bits_per_state()
+        )
+    };
+    for row in rows {
+        writeln!(out, "{}", line(row))?;
+    }
+    writeln!(out, "{}", "-".repeat(header.len()))?;
+    writeln!(out, "{}", line(&total))?;
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+        writeln!(
+            out,
+            "not in the database ({} of {} sectors): {}",
+            missing.len(),
+            missing.len() + rows.len(),
+            names.join(" ")
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,330 @@
+//! `morris solve`, `stats` and `verify` as users run them: determinism
+//! across thread counts, resumption after kill -9, small cases of several
+//! variants solved and forward-checked, published figures, and corrupt
+//! tables caught.
+
+use morris::database::Database;
+use morris::index::Sector;
+use morris::table::{write_table, Counts};
+use morris::value::{Cell, Value};
+use morris::variant::Variant;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+fn command(db: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_morris"));
+    command.args(args).arg("--db").arg(db).env_remove("MORRIS_VARIANT").env_remove("MORRIS_DB");
+    command
+}
+
+fn morris(db: &Path, args: &[&str]) -> Output {
+    command(db, args).output().expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
+}
+
+/// A successful run's stdout.
+fn ok(db: &Path, args: &[&str]) -> String {
+    let output = morris(db, args);
+    assert!(output.status.success(), "morris {args:?} failed: {}{}", text(&output.stdout), text(&output.stderr));
+    text(&output.stdout)
+}
+
+/// A failed run: exit code 1 and one line on stderr; returns (stdout, stderr).
+fn fails(db: &Path, args: &[&str]) -> (String, String) {
+    let output = morris(db, args);
+    let (out, err) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "morris {args:?}: {out}{err}");
+    assert_eq!(err.lines().count(), 1, "one line expected: {err}");
+    assert!(err.starts_with("morris: error: ") && !err.contains("panicked"), "{err}");
+    (out, err)
+}
+
+/// A fresh directory under the target directory, removed when dropped.
+fn scratch() -> TempDir {
+    tempfile::Builder::new().prefix("cli_solve-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// Every file of a directory by name, with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name().into_string().unwrap(), fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+fn assert_same_tables(a: &Path, b: &Path) {
+    let (a, b) = (files(a), files(b));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "the same files");
+    for (name, bytes) in &a {
+        assert!(name.ends_with(".mtb"), "stray file {name}");
+        assert!(bytes == &b[name], "{name} differs");
+    }
+}
+
+/// Nine solved up to 8 stones with 2 threads, uninterrupted: the
+/// reference the other runs are compared with. Shared by the tests; none
+/// writes to it.
+fn nine_up_to_8() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_solve-nine-8");
+        let _ = fs::remove_dir_all(&dir);
+        ok(&dir, &["solve", "--max-stones", "8", "--threads", "2"]);
+        dir
+    })
+}
+
+#[test]
+fn tables_do_not_depend_on_the_thread_count() {
+    let one = scratch();
+    let out = ok(one.path(), &["solve", "--max-stones", "8", "--threads", "1"]);
+    assert!(out.contains("4 pairs, 4 to solve, 1 thread,"), "{out}");
+    assert_same_tables(one.path(), nine_up_to_8());
+}
+
+/// Polls until `file` appears in `db` while `child` runs, then kills it
+/// with SIGKILL (`Child::kill` on Unix).
+fn kill_when_created(child: &mut Child, db: &Path, file: &str) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !db.join(file).exists() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("solve ended ({status}) before {file} appeared");
+        }
+        assert!(Instant::now() < deadline, "{file} never appeared");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn solve_killed_in_the_middle_of_a_pair_resumes_with_identical_tables() {
+    let db = scratch();
+    let solve = |db: &Path| {
+        command(db, &["solve", "--max-stones", "8", "--threads", "2"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+
+    // Killed as soon as the second pair, {4,3}, has its working files.
+    let mut child = solve(db.path());
+    kill_when_created(&mut child, db.path(), "nine-4-3.work");
+    assert!(db.path().join("nine-3-3.mtb").exists());
+    assert!(!db.path().join("nine-4-3.mtb").exists() && !db.path().join("nine-3-4.mtb").exists());
+
+    // Resumed, and killed again in {5,3}, the last pair.
+    let mut child = solve(db.path());
+    kill_when_created(&mut child, db.path(), "nine-5-3.work");
+    assert!(db.path().join("nine-4-4.mtb").exists());
+    assert!(!db.path().join("nine-5-3.mtb").exists() && !db.path().join("nine-3-5.mtb").exists());
+
+    // The third run starts from there and finishes.
+    let out = ok(db.path(), &["solve", "--max-stones", "8", "--threads", "2"]);
+    assert!(out.contains("already solved: 3 pairs: {3,3} {4,3} {4,4}\n"), "{out}");
+    assert!(out.contains("pair 4/4 {5,3}") && !out.contains("pair 3/4"), "{out}");
+    assert!(out.contains("solved 1 pair, skipped 3 already solved"), "{out}");
+    // No working file, no temporary file, and the tables of a run that
+    // was never interrupted.
+    assert_same_tables(db.path(), nine_up_to_8());
+}
+
+#[test]
+fn solving_again_has_nothing_to_do() {
+    let out = ok(nine_up_to_8(), &["solve", "--max-stones", "8"]);
+    assert_eq!(
+        out,
+        format!(
+            "nine (flying at 3 stones): all 4 pairs up to 8 stones already solved in {}\n",
+            nine_up_to_8().display()
+        )
+    );
+    let out = ok(nine_up_to_8(), &["solve", "--max-stones", "7"]);
+    assert!(out.contains("all 2 pairs up to 7 stones already solved"), "{out}");
+}
+
+#[test]
+fn verify_passes_on_nine_up_to_8_stones() {
+    let out = ok(nine_up_to_8(), &["verify", "--threads", "2"]);
+    for sector in ["3-3", "3-4", "3-5", "4-3", "4-4", "5-3"] {
+        let line =
+            out.lines().find(|l| l.starts_with(&format!("{sector} "))).unwrap_or_else(|| panic!("{sector}: {out}"));
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(fields[2..4], ["0", "agree"], "{line}");
+    }
+    assert!(out.contains("6 sectors, 10076799 states checked in"), "{out}");
+    assert!(out.contains("every value agrees"), "{out}");
+}
+
+/// The fields of the object of `stats --json` for `sector`.
+fn stats_object(json: &str, sector: &str) -> BTreeMap<String, String> {
+    let line = json
+        .lines()
+        .find(|l| l.contains(&format!("\"sector\": \"{sector}\"")))
+        .unwrap_or_else(|| panic!("no {sector} in {json}"));
+    let body = line.trim().trim_end_matches(',').trim_start_matches('{').trim_end_matches('}');
+    body.split(", ")
+        .map(|kv| {
+            let (k, v) = kv.split_once(": ").unwrap();
+            (k.trim_matches('"').to_string(), v.trim_matches('"').to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn stats_json_has_the_published_figures_of_nine_3_3() {
+    let json = ok(nine_up_to_8(), &["stats", "--json"]);
+    assert!(json.starts_with("[\n") && json.ends_with("]\n"), "{json}");
+    assert_eq!(json.lines().filter(|l| l.contains("\"sector\"")).count(), 6, "{json}");
+    let three = stats_object(&json, "3-3");
+    let number = |k: &str| three[k].parse::<f64>().unwrap();
+    assert_eq!(number("states"), 169_626.0);
+    assert_eq!((number("wins"), number("losses"), number("draws")), (140_621.0, 28_736.0, 269.0));
+    assert_eq!((number("max_win"), number("max_loss")), (25.0, 26.0));
+    let bytes = number("bytes");
+    assert_eq!(bytes, fs::metadata(nine_up_to_8().join("nine-3-3.mtb")).unwrap().len() as f64);
+    assert!((number("bits_per_state") - bytes * 8.0 / 169_626.0).abs() < 1e-3);
+    // Every sector's values add up.
+    for sector in ["3-4", "3-5", "4-3", "4-4", "5-3"] {
+        let o = stats_object(&json, sector);
+        let n = |k: &str| o[k].parse::<u64>().unwrap();
+        assert_eq!(n("wins") + n("losses") + n("draws"), n("states"), "{sector}");
+    }
+}
+
+#[test]
+fn stats_text_lists_the_sectors_and_notes_the_missing_ones() {
+    let out = ok(nine_up_to_8(), &["stats"]);
+    let three = out.lines().find(|l| l.starts_with("3-3 ")).unwrap();
+    let fields: Vec<&str> = three.split_whitespace().collect();
+    assert_eq!(fields[..7], ["3-3", "169626", "140621", "28736", "269", "25", "26"], "{three}");
+    assert!(out.contains("\n6 sectors "), "{out}");
+    assert!(out.contains("not in the database (43 of 49 sectors): 3-6 3-7"), "{out}");
+}
+
+#[test]
+fn stats_and_verify_on_an_empty_database_fail() {
+    let db = scratch();
+    for command in ["stats", "verify"] {
+        let (_, err) = fails(db.path(), &[command]);
+        assert!(err.contains("no tables of nine") && err.contains("morris solve"), "{err}");
+    }
+}
+
+/// Solves under `rules` (--variant, --fly-at) with the `solve` options
+/// into a fresh directory, and checks it with `verify`, which must find
+/// `sectors` sectors and no mismatch; returns the directory and the
+/// report.
+fn solve_and_verify(rules: &[&str], solve: &[&str], sectors: usize) -> (TempDir, String) {
+    let db = scratch();
+    ok(db.path(), &[&["solve", "--threads", "2"], rules, solve].concat());
+    let out = ok(db.path(), &[&["verify", "--threads", "2"], rules].concat());
+    assert!(out.contains(&format!("\n{sectors} sectors, ")) && out.contains("every value agrees"), "{out}");
+    (db, out)
+}
+
+#[test]
+fn twelve_up_to_8_stones_solves_and_verifies() {
+    let (_db, out) = solve_and_verify(&["--variant", "twelve"], &["--max-stones", "8"], 6);
+    assert!(out.starts_with("twelve (flying at 4 stones)"), "{out}");
+}
+
+#[test]
+fn five_and_six_moving_phases_solve_and_verify() {
+    let (db, out) = solve_and_verify(&["--variant", "five"], &[], 9);
+    assert!(!out.contains("not in the database"), "{out}");
+    let again = ok(db.path(), &["solve", "--variant", "five"]);
+    assert!(again.contains("all 6 pairs up to 10 stones already solved"), "{again}");
+    let (_, out) = solve_and_verify(&["--variant", "six"], &[], 16);
+    assert!(!out.contains("not in the database"), "{out}");
+}
+
+#[test]
+fn nine_without_flying_solves_and_verifies() {
+    let (db, out) = solve_and_verify(&["--fly-at", "never"], &["--max-stones", "7"], 3);
+    assert!(out.starts_with("nine (no flying)"), "{out}");
+    // The tables record their rules: without --fly-at they are refused.
+    let (_, err) = fails(db.path(), &["stats"]);
+    assert!(err.contains("nine-3-3.mtb") && err.contains("other rules"), "{err}");
+}
+
+#[test]
+fn solve_refuses_to_overwrite_tables_of_other_rules() {
+    let db = scratch();
+    ok(db.path(), &["solve", "--max-stones", "6"]);
+    let before = files(db.path());
+    let (_, err) = fails(db.path(), &["solve", "--max-stones", "6", "--fly-at", "never"]);
+    assert!(err.contains("refusing to overwrite") && err.contains("nine-3-3.mtb"), "{err}");
+    assert_eq!(files(db.path()), before);
+}
+
+#[test]
+fn verify_fails_on_a_flipped_byte() {
+    let db = scratch();
+    ok(db.path(), &["solve", "--max-stones", "6"]);
+    ok(db.path(), &["verify"]);
+    let path = db.path().join("nine-3-3.mtb");
+    let mut bytes = fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x10;
+    fs::write(&path, bytes).unwrap();
+    let (out, err) = fails(db.path(), &["verify"]);
+    assert!(out.contains("3-3      error: ") && out.contains("nine-3-3.mtb"), "{out}");
+    assert!(err.contains("verify: 1 of 1 sectors failed (3-3)"), "{err}");
+}
+
+/// A table whose checksums and counts are right but one value is wrong is
+/// caught by the forward check.
+#[test]
+fn verify_fails_on_a_wrong_value() {
+    let dir = scratch();
+    ok(dir.path(), &["solve", "--max-stones", "6"]);
+    let db = Database::new(dir.path(), Variant::named("nine").unwrap());
+    let sector = Sector::moving(3, 3);
+    let mut cells = db.load_cells(sector).unwrap();
+    let info = db.table(sector).unwrap().info().clone();
+    // The first canonical slot: every state whose recomputed value the
+    // change can affect comes later, so it is the first mismatch listed.
+    let index = db.indexer().sector(sector);
+    let victim = (0..index.slots()).find(|&slot| index.unrank(slot).is_some()).unwrap();
+    let was = Value::from(Cell(cells[victim as usize]));
+    let wrong = if was == Value::Draw { 2 } else { 0 }; // A win in 1, or a draw.
+    cells[victim as usize] = wrong;
+    let info = morris::table::TableInfo { counts: Counts::tally(&cells, info.counts.states), ..info };
+    drop(db);
+    write_table(&dir.path().join("nine-3-3.mtb"), &info, &cells).unwrap();
+
+    let (out, err) = fails(dir.path(), &["verify"]);
+    let line = out.lines().find(|l| l.starts_with("3-3 ")).unwrap();
+    assert_ne!(line.split_whitespace().nth(2), Some("0"), "{out}");
+    let example = format!("  slot {victim} (");
+    let example = out.lines().find(|l| l.starts_with(&example)).unwrap_or_else(|| panic!("{out}"));
+    assert!(example.ends_with(&format!("): stored {}, successors give {was}", Value::from(Cell(wrong)))), "{example}");
+    assert!(err.contains("verify: 1 of 1 sectors failed (3-3)"), "{err}");
+}
+
+#[test]
+fn placement_phase_is_not_yet_available() {
+    let db = scratch();
+    let (_, err) = fails(db.path(), &["solve", "--phase", "all"]);
+    assert!(err.contains("placement phase: not yet available"), "{err}");
+}
+
+#[test]
+fn max_stones_below_the_smallest_pair_fails() {
+    let db = scratch();
+    let (_, err) = fails(db.path(), &["solve", "--max-stones", "5"]);
+    assert!(err.contains("--max-stones 5") && err.contains("{3,3}"), "{err}");
+}
