@@ -80,7 +80,7 @@ fn nine_up_to_8() -> &'static Path {
     DB.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_solve-nine-8");
         let _ = fs::remove_dir_all(&dir);
-        ok(&dir, &["solve", "--max-stones", "8", "--threads", "2"]);
+        ok(&dir, &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2"]);
         dir
     })
 }
@@ -88,7 +88,7 @@ fn nine_up_to_8() -> &'static Path {
 #[test]
 fn tables_do_not_depend_on_the_thread_count() {
     let one = scratch();
-    let out = ok(one.path(), &["solve", "--max-stones", "8", "--threads", "1"]);
+    let out = ok(one.path(), &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "1"]);
     assert!(out.contains("4 pairs, 4 to solve, 1 thread,"), "{out}");
     assert_same_tables(one.path(), nine_up_to_8());
 }
@@ -112,7 +112,7 @@ fn kill_when_created(child: &mut Child, db: &Path, file: &str) {
 fn solve_killed_in_the_middle_of_a_pair_resumes_with_identical_tables() {
     let db = scratch();
     let solve = |db: &Path| {
-        command(db, &["solve", "--max-stones", "8", "--threads", "2"])
+        command(db, &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -132,7 +132,7 @@ fn solve_killed_in_the_middle_of_a_pair_resumes_with_identical_tables() {
     assert!(!db.path().join("nine-5-3.mtb").exists() && !db.path().join("nine-3-5.mtb").exists());
 
     // The third run starts from there and finishes.
-    let out = ok(db.path(), &["solve", "--max-stones", "8", "--threads", "2"]);
+    let out = ok(db.path(), &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2"]);
     assert!(out.contains("already solved: 3 pairs: {3,3} {4,3} {4,4}\n"), "{out}");
     assert!(out.contains("pair 4/4 {5,3}") && !out.contains("pair 3/4"), "{out}");
     assert!(out.contains("solved 1 pair, skipped 3 already solved"), "{out}");
@@ -143,7 +143,7 @@ fn solve_killed_in_the_middle_of_a_pair_resumes_with_identical_tables() {
 
 #[test]
 fn solving_again_has_nothing_to_do() {
-    let out = ok(nine_up_to_8(), &["solve", "--max-stones", "8"]);
+    let out = ok(nine_up_to_8(), &["solve", "--phase", "moving", "--max-stones", "8"]);
     assert_eq!(
         out,
         format!(
@@ -151,7 +151,7 @@ fn solving_again_has_nothing_to_do() {
             nine_up_to_8().display()
         )
     );
-    let out = ok(nine_up_to_8(), &["solve", "--max-stones", "7"]);
+    let out = ok(nine_up_to_8(), &["solve", "--phase", "moving", "--max-stones", "7"]);
     assert!(out.contains("all 2 pairs up to 7 stones already solved"), "{out}");
 }
 
@@ -237,23 +237,26 @@ fn solve_and_verify(rules: &[&str], solve: &[&str], sectors: usize) -> (TempDir,
 
 #[test]
 fn twelve_up_to_8_stones_solves_and_verifies() {
-    let (_db, out) = solve_and_verify(&["--variant", "twelve"], &["--max-stones", "8"], 6);
+    let (_db, out) = solve_and_verify(&["--variant", "twelve"], &["--phase", "moving", "--max-stones", "8"], 6);
     assert!(out.starts_with("twelve (flying at 4 stones)"), "{out}");
 }
 
 #[test]
-fn five_and_six_moving_phases_solve_and_verify() {
-    let (db, out) = solve_and_verify(&["--variant", "five"], &[], 9);
+fn five_and_six_whole_games_solve_and_verify_with_the_published_start_value() {
+    let placement = |v| morris::sectors::placement_sectors(&Variant::named(v).unwrap()).len();
+    let (db, out) = solve_and_verify(&["--variant", "five"], &[], 9 + placement("five"));
     assert!(!out.contains("not in the database"), "{out}");
+    assert!(out.contains("start position of five: Draw, as published: it matches"), "{out}");
     let again = ok(db.path(), &["solve", "--variant", "five"]);
     assert!(again.contains("all 6 pairs up to 10 stones already solved"), "{again}");
-    let (_, out) = solve_and_verify(&["--variant", "six"], &[], 16);
-    assert!(!out.contains("not in the database"), "{out}");
+    assert!(again.contains(&format!("all {} placement sectors up to 10 stones already solved", placement("five"))), "{again}");
+    let (_, out) = solve_and_verify(&["--variant", "six"], &[], 16 + placement("six"));
+    assert!(out.contains("start position of six: Draw, as published: it matches"), "{out}");
 }
 
 #[test]
 fn nine_without_flying_solves_and_verifies() {
-    let (db, out) = solve_and_verify(&["--fly-at", "never"], &["--max-stones", "7"], 3);
+    let (db, out) = solve_and_verify(&["--fly-at", "never"], &["--phase", "moving", "--max-stones", "7"], 3);
     assert!(out.starts_with("nine (no flying)"), "{out}");
     // The tables record their rules: without --fly-at they are refused.
     let (_, err) = fails(db.path(), &["stats"]);
@@ -263,9 +266,9 @@ fn nine_without_flying_solves_and_verifies() {
 #[test]
 fn solve_refuses_to_overwrite_tables_of_other_rules() {
     let db = scratch();
-    ok(db.path(), &["solve", "--max-stones", "6"]);
+    ok(db.path(), &["solve", "--phase", "moving", "--max-stones", "6"]);
     let before = files(db.path());
-    let (_, err) = fails(db.path(), &["solve", "--max-stones", "6", "--fly-at", "never"]);
+    let (_, err) = fails(db.path(), &["solve", "--phase", "moving", "--max-stones", "6", "--fly-at", "never"]);
     assert!(err.contains("refusing to overwrite") && err.contains("nine-3-3.mtb"), "{err}");
     assert_eq!(files(db.path()), before);
 }
@@ -273,7 +276,7 @@ fn solve_refuses_to_overwrite_tables_of_other_rules() {
 #[test]
 fn verify_fails_on_a_flipped_byte() {
     let db = scratch();
-    ok(db.path(), &["solve", "--max-stones", "6"]);
+    ok(db.path(), &["solve", "--phase", "moving", "--max-stones", "6"]);
     ok(db.path(), &["verify"]);
     let path = db.path().join("nine-3-3.mtb");
     let mut bytes = fs::read(&path).unwrap();
@@ -290,7 +293,7 @@ fn verify_fails_on_a_flipped_byte() {
 #[test]
 fn verify_fails_on_a_wrong_value() {
     let dir = scratch();
-    ok(dir.path(), &["solve", "--max-stones", "6"]);
+    ok(dir.path(), &["solve", "--phase", "moving", "--max-stones", "6"]);
     let db = Database::new(dir.path(), Variant::named("nine").unwrap());
     let sector = Sector::moving(3, 3);
     let mut cells = db.load_cells(sector).unwrap();
@@ -313,13 +316,6 @@ fn verify_fails_on_a_wrong_value() {
     let example = out.lines().find(|l| l.starts_with(&example)).unwrap_or_else(|| panic!("{out}"));
     assert!(example.ends_with(&format!("): stored {}, successors give {was}", Value::from(Cell(wrong)))), "{example}");
     assert!(err.contains("verify: 1 of 1 sectors failed (3-3)"), "{err}");
-}
-
-#[test]
-fn placement_phase_is_not_yet_available() {
-    let db = scratch();
-    let (_, err) = fails(db.path(), &["solve", "--phase", "all"]);
-    assert!(err.contains("placement phase: not yet available"), "{err}");
 }
 
 #[test]

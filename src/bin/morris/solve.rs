@@ -1,11 +1,13 @@
 //! `morris solve`: solves the missing sector pairs of the moving phase,
-//! bottom-up, with a progress bar and one summary line per pair.
+//! bottom-up, then the placement sectors, with a progress bar and one
+//! summary line per pair or sector.
 
 use crate::{describe, sectors::Phase, units};
 use anyhow::{bail, Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use morris::database::{Database, PairProgress};
 use morris::index::Sector;
+use morris::sectors::placement_sectors;
 use morris::solve::{moving_pairs, MovingPair, PairReport, Progress};
 use morris::variant::Variant;
 use std::io::{self, Write};
@@ -15,8 +17,8 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Solve only the pairs with at most N stones on the board, both sides
-    /// together (and what they depend on). Default: all of them.
+    /// Solve only the sectors with at most N stones on the board and in
+    /// hand, both sides together (and what they depend on). Default: all.
     #[arg(long, value_name = "N")]
     max_stones: Option<u32>,
 
@@ -25,7 +27,7 @@ pub struct Args {
     threads: Option<u32>,
 
     /// Which phase to solve: the moving phase, or all (placement too).
-    #[arg(long, value_enum, default_value_t = Phase::Moving)]
+    #[arg(long, value_enum, default_value_t = Phase::All)]
     phase: Phase,
 }
 
@@ -40,22 +42,76 @@ pub fn threads(arg: Option<u32>) -> usize {
 }
 
 pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
-    if args.phase == Phase::All {
-        // The placement phase goes here: solve the moving phase first (as
-        // below), then the placement sectors, which lead into it.
-        bail!("placement phase: not yet available; `--phase moving` solves the moving phase");
-    }
     let threads = threads(args.threads);
+    let max_stones = args.max_stones.unwrap_or(2 * variant.stones() as u32);
+    let db = Database::new(dir, variant.clone());
+    run_moving(&db, max_stones, threads, out)?;
+    if args.phase == Phase::All {
+        run_placement(&db, max_stones, threads, out)?;
+    }
+    Ok(())
+}
+
+/// The placement sectors with at most `max_stones` stones: after the
+/// moving phase, which they lead into.
+fn run_placement(db: &Database, max_stones: u32, threads: usize, out: &mut impl Write) -> Result<()> {
+    let variant = db.variant();
+    let sectors: Vec<Sector> =
+        placement_sectors(variant).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
+    if sectors.is_empty() {
+        return Ok(());
+    }
+    refuse_foreign_sectors(db, &sectors)?;
+    let todo: Vec<Sector> = sectors.iter().copied().filter(|&s| !db.has(s)).collect();
+    if todo.is_empty() {
+        writeln!(out, "{}: all {} placement sectors up to {max_stones} stones already solved", describe(variant), sectors.len())?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{}: placement phase up to {max_stones} stones, {} sectors, {} to solve",
+        describe(variant),
+        sectors.len(),
+        todo.len()
+    )?;
+    writeln!(out, "{}", Row::header().replacen("pair", "sector", 1))?;
+    out.flush()?;
+    let total_states: u64 = todo.iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
+    let progress = SolveProgress::new(db, total_states, "sector");
+    let start = Instant::now();
+    let result = db.solve_placement(max_stones, threads, &progress);
+    progress.clear();
+    let summary = result.with_context(|| format!("solving the placement phase of {} in {}", describe(variant), db.dir().display()))?;
+    if let Some(err) = progress.write_error.lock().unwrap().take() {
+        return Err(err.into());
+    }
+    let total = progress.total(plural(summary.solved.len(), "sector"), start);
+    writeln!(out, "{}", "-".repeat(Row::header().len()))?;
+    writeln!(out, "{}", total.line())?;
+    let on_disk: u64 = sectors.iter().filter_map(|&s| file_size(db, s)).sum();
+    let states: u64 = sectors.iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
+    writeln!(
+        out,
+        "placement: the {} sectors up to {max_stones} stones take {} on disk ({:.2} bits per state)",
+        sectors.len(),
+        units::bytes(on_disk),
+        on_disk as f64 * 8.0 / states.max(1) as f64
+    )?;
+    Ok(())
+}
+
+/// The moving-phase pairs with at most `max_stones` on the board.
+fn run_moving(db: &Database, max_stones: u32, threads: usize, out: &mut impl Write) -> Result<()> {
+    let variant = db.variant();
+    let dir = db.dir();
     let most = 2 * variant.stones() as u32;
-    let max_stones = args.max_stones.unwrap_or(most);
     let pairs = moving_pairs(variant, max_stones);
     if pairs.is_empty() {
         bail!("--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)");
     }
     let max_stones = max_stones.min(pairs.iter().map(MovingPair::stones).max().unwrap_or(most));
 
-    let db = Database::new(dir, variant.clone());
-    refuse_foreign_tables(&db, &pairs)?;
+    refuse_foreign_sectors(db, &pairs.iter().flat_map(|p| p.sectors()).collect::<Vec<_>>())?;
     let done: Vec<&MovingPair> = pairs.iter().filter(|p| p.sectors().iter().all(|&s| db.has(s))).collect();
     if done.len() == pairs.len() {
         writeln!(
@@ -91,7 +147,7 @@ pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> 
         .flat_map(|p| p.sectors())
         .map(|s| db.indexer().sector(s).canonical_states())
         .sum();
-    let progress = SolveProgress::new(&db, total_states);
+    let progress = SolveProgress::new(db, total_states, "pair");
     let start = Instant::now();
     let result = db.solve_moving(max_stones, threads, &progress);
     progress.clear();
@@ -100,19 +156,10 @@ pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> 
         return Err(err.into());
     }
 
-    let rows = progress.rows.lock().unwrap();
-    let total = Row {
-        label: plural(summary.solved.len(), "pair"),
-        states: rows.iter().map(|r| r.states).sum(),
-        edges: rows.iter().map(|r| r.edges).sum(),
-        levels: None,
-        time: start.elapsed(),
-        peak_rss: rows.iter().filter_map(|r| r.peak_rss).max(),
-        bytes: rows.iter().map(|r| r.bytes).sum(),
-    };
+    let total = progress.total(plural(summary.solved.len(), "pair"), start);
     writeln!(out, "{}", "-".repeat(Row::header().len()))?;
     writeln!(out, "{}", total.line())?;
-    let on_disk: u64 = pairs.iter().flat_map(|p| p.sectors()).filter_map(|s| file_size(&db, s)).sum();
+    let on_disk: u64 = pairs.iter().flat_map(|p| p.sectors()).filter_map(|s| file_size(db, s)).sum();
     let states_on_disk: u64 =
         pairs.iter().flat_map(|p| p.sectors()).map(|s| db.indexer().sector(s).canonical_states()).sum();
     writeln!(
@@ -135,8 +182,8 @@ fn plural(n: usize, what: &str) -> String {
 /// Stops before a table that exists but does not open under these rules
 /// (another `--fly-at`, say, or a damaged file) would be solved again and
 /// overwritten.
-fn refuse_foreign_tables(db: &Database, pairs: &[MovingPair]) -> Result<()> {
-    for sector in pairs.iter().flat_map(|p| p.sectors()) {
+fn refuse_foreign_sectors(db: &Database, sectors: &[Sector]) -> Result<()> {
+    for &sector in sectors {
         if db.table_path(sector).exists() {
             db.table(sector)
                 .context("refusing to overwrite a table that does not open (move it away, or use another --db)")?;
@@ -194,6 +241,8 @@ struct SolveProgress<'a> {
     overall: ProgressBar,
     /// The current pair, e.g. `pair 7/9 {6,3}`, and when it began.
     current: Mutex<(String, Instant)>,
+    /// What the units of work are called: `pair` or `sector`.
+    unit: &'static str,
     rows: Mutex<Vec<Row>>,
     /// The first failed write to stdout (a closed pipe, say); the solve
     /// goes on and the error is reported at the end.
@@ -201,7 +250,7 @@ struct SolveProgress<'a> {
 }
 
 impl<'a> SolveProgress<'a> {
-    fn new(db: &'a Database, total_states: u64) -> SolveProgress<'a> {
+    fn new(db: &'a Database, total_states: u64, unit: &'static str) -> SolveProgress<'a> {
         // Drawn on stderr when it is a terminal, hidden otherwise.
         let bars = MultiProgress::new();
         let style = |template: &str| {
@@ -211,7 +260,7 @@ impl<'a> SolveProgress<'a> {
         phase.set_style(style("{msg:<32} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})"));
         let overall = bars.add(ProgressBar::new(total_states.max(1)));
         overall.set_style(style("{msg:<32} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})"));
-        overall.set_message("all pairs (by states)");
+        overall.set_message(format!("all {unit}s (by states)"));
         phase.enable_steady_tick(Duration::from_millis(200));
         SolveProgress {
             db,
@@ -219,8 +268,23 @@ impl<'a> SolveProgress<'a> {
             phase,
             overall,
             current: Mutex::new((String::new(), Instant::now())),
+            unit,
             rows: Mutex::new(Vec::new()),
             write_error: Mutex::new(None),
+        }
+    }
+
+    /// The total line over the rows so far.
+    fn total(&self, label: String, start: Instant) -> Row {
+        let rows = self.rows.lock().unwrap();
+        Row {
+            label,
+            states: rows.iter().map(|r| r.states).sum(),
+            edges: rows.iter().map(|r| r.edges).sum(),
+            levels: None,
+            time: start.elapsed(),
+            peak_rss: rows.iter().filter_map(|r| r.peak_rss).max(),
+            bytes: rows.iter().map(|r| r.bytes).sum(),
         }
     }
 
@@ -250,7 +314,7 @@ impl Drop for SolveProgress<'_> {
 
 impl PairProgress for SolveProgress<'_> {
     fn begin_pair(&self, pair: &str, number: usize, of: usize) {
-        *self.current.lock().unwrap() = (format!("pair {number}/{of} {pair}"), Instant::now());
+        *self.current.lock().unwrap() = (format!("{} {number}/{of} {pair}", self.unit), Instant::now());
         reset_peak_rss();
     }
 
@@ -260,7 +324,7 @@ impl PairProgress for SolveProgress<'_> {
             label,
             states: report.states,
             edges: report.edges,
-            levels: Some(report.levels),
+            levels: (report.levels > 0).then_some(report.levels),
             time: began.elapsed(),
             peak_rss: peak_rss(),
             bytes: report.counts.iter().filter_map(|(s, _)| file_size(self.db, *s)).sum(),

@@ -4,7 +4,7 @@ use crate::{describe, json, units};
 use anyhow::{bail, Result};
 use morris::database::Database;
 use morris::index::Sector;
-use morris::sectors::moving_sectors;
+use morris::sectors::{moving_sectors, placement_sectors};
 use morris::table::Counts;
 use std::io::Write;
 
@@ -17,12 +17,18 @@ pub struct Args {
 }
 
 /// The sectors of the variant that have a table in the database, and
-/// those that have none, in the order of `morris sectors`. An empty
-/// database is an error.
+/// those that have none, in the order of `morris sectors`: the moving
+/// phase, then the placement phase (whose missing sectors count once one
+/// of them is there). An empty database is an error.
 pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
-    // The placement sectors join this list once they are solved.
-    let (present, missing): (Vec<Sector>, Vec<Sector>) =
+    let (mut present, mut missing): (Vec<Sector>, Vec<Sector>) =
         moving_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
+    let (placed, unplaced): (Vec<Sector>, Vec<Sector>) =
+        placement_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
+    if !placed.is_empty() {
+        present.extend(placed);
+        missing.extend(unplaced);
+    }
     if present.is_empty() {
         bail!(
             "no tables of {} in {}: solve some first, e.g. `morris solve --variant {} --max-stones 8 --db {}`",

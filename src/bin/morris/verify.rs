@@ -127,12 +127,41 @@ fn examples(db: &Database, check: &SectorCheck) -> Vec<String> {
         .collect()
 }
 
-/// The value of the start position, once the database is complete.
+/// The value of the start position, once the database is complete, with
+/// the published value where there is one.
 fn start_position(db: &Database, missing: &[morris::index::Sector], out: &mut impl Write) -> Result<()> {
-    // The hook for the placement phase: when its tables exist, look up
-    // `Position::start(db.variant())` here and compare it with the known
-    // result (nine: a draw, as Gasser found).
-    let why = if missing.is_empty() { "the placement phase is not solved yet" } else { "the database is incomplete" };
-    writeln!(out, "start position of {}: not checked ({why})", db.variant().name())?;
+    let v = db.variant();
+    let start = Position::start(v);
+    let start_sector = morris::index::Sector::of(&start.state());
+    if !missing.is_empty() || !db.has(start_sector) {
+        let why = if db.has(start_sector) { "the database is incomplete" } else { "the placement phase is not solved" };
+        writeln!(out, "start position of {}: not checked ({why})", v.name())?;
+        return Ok(());
+    }
+    let value = db.value(&start.state())?;
+    let text = morris::query::describe_value(value, start.to_move);
+    match published_start_value(v) {
+        Some(published) if published == value => {
+            writeln!(out, "start position of {}: {text}, as published: it matches", v.name())?;
+        }
+        Some(published) => {
+            writeln!(out, "start position of {}: {text}; published: {published}: it DOES NOT match", v.name())?;
+            bail!("the start position of {} is {value}, but the published value is {published}", v.name());
+        }
+        None => writeln!(out, "start position of {}: {text} (no published value to compare)", v.name())?,
+    }
     Ok(())
+}
+
+/// The value of the start position found by others: nine (Gasser, 1996)
+/// and five are draws under their usual rules, six with or without flying.
+fn published_start_value(v: &morris::Variant) -> Option<morris::Value> {
+    let default = morris::Variant::named(v.name()).ok()?;
+    let usual_rules = default.rules_key() == v.rules_key();
+    let draw = match v.name() {
+        "six" => true,
+        "nine" | "five" => usual_rules,
+        _ => false,
+    };
+    draw.then_some(morris::Value::Draw)
 }
