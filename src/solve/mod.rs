@@ -15,6 +15,8 @@ pub use moving::{solve_pair, PairReport, SolvedSector, WorkingSector};
 pub enum SolveError {
     #[error("sector pair {0}: the working tables do not match the sectors")]
     BadPair(String),
+    #[error("sector {0} must be solved first")]
+    Unsolved(String),
     #[error("sector {0}: players may move while placing, so placement sectors have cycles; this solver handles acyclic placement only")]
     Cyclic(String),
     #[error("sector {sector}: a distance exceeds {limit} plies, more than a cell holds")]

@@ -77,8 +77,6 @@ pub struct PairReport {
 struct Pair<'a> {
     v: &'a Variant,
     sides: Vec<Side<'a>>,
-    solved: &'a [SolvedSector<'a>],
-    ix: &'a Indexer,
     /// Deepest depth written so far (a cell value, `d + 1`).
     deepest: AtomicU16,
     overflow: AtomicBool,
@@ -95,6 +93,8 @@ struct Side<'a> {
     marks: Vec<AtomicU64>,
     /// Per chunk: the deepest cell value written into it.
     deepest: Vec<AtomicU16>,
+    /// The solved sector captures lead to (none when they end the game).
+    captures: Option<(SectorIndex<'a>, &'a [u16])>,
 }
 
 impl Side<'_> {
@@ -185,7 +185,16 @@ impl<'a> Pair<'a> {
                     return Err(SolveError::BadPair(w.sector.to_string()));
                 }
                 let chunks = index.slots().div_ceil(CHUNK) as usize;
+                let captures = match w.sector.opponent {
+                    0..=3 => None,
+                    o => {
+                        let target = Sector::moving(o - 1, w.sector.mover);
+                        let table = solved.iter().find(|t| t.sector == target).ok_or(SolveError::Unsolved(target.to_string()))?;
+                        Some((ix.sector(target), table.cells))
+                    }
+                };
                 Ok(Side {
+                    captures,
                     sector: w.sector,
                     index,
                     cells: w.cells,
@@ -198,8 +207,6 @@ impl<'a> Pair<'a> {
         Ok(Pair {
             v,
             sides,
-            solved,
-            ix,
             deepest: AtomicU16::new(0),
             overflow: AtomicBool::new(false),
             edges: AtomicU64::new(0),
@@ -222,17 +229,6 @@ impl<'a> Pair<'a> {
         cell
     }
 
-    /// The cell of a capture successor, in a solved sector.
-    #[inline]
-    fn solved_cell(&self, mover: Bits, opponent: Bits) -> u16 {
-        let sector = Sector::moving(mover.count_ones() as u8, opponent.count_ones() as u8);
-        let table = self
-            .solved
-            .iter()
-            .find(|t| t.sector == sector)
-            .unwrap_or_else(|| panic!("sector {sector} must be solved first"));
-        table.cells[self.ix.sector(sector).rank(mover, opponent) as usize]
-    }
 
     fn init(&self, progress: &dyn Progress) {
         for side in &self.sides {
@@ -259,12 +255,9 @@ impl<'a> Pair<'a> {
         let empty = board.all() & !(mover | opponent);
         let flies = self.v.flies(side.sector.mover as u32, 0);
         let removable = board.removable(opponent);
-        let stays_in_game = opponent.count_ones() > 3;
         let mut quiet = 0u32;
         let mut any_move = false;
-        let mut fastest_win = u32::MAX;
-        let mut deepest_loss = 0u32;
-        let mut can_draw = false;
+        let mut captures = Captures::default();
         for from in points(mover) {
             let targets = if flies { empty } else { empty & board.adjacent(from) };
             for to in points(targets) {
@@ -274,18 +267,18 @@ impl<'a> Pair<'a> {
                     quiet += 1;
                     continue;
                 }
-                if !stays_in_game {
+                let Some((index, cells)) = &side.captures else {
                     return self.decided(1);
-                }
+                };
                 for r in points(removable) {
-                    match self.solved_cell(opponent ^ (1 << r), own) {
-                        0 => can_draw = true,
-                        c if (c - 1) % 2 == 0 => fastest_win = fastest_win.min(c as u32),
-                        c => deepest_loss = deepest_loss.max(c as u32),
-                    }
+                    captures.add(index.rank(opponent ^ (1 << r), own), cells);
                 }
             }
         }
+        if let Some((_, cells)) = &side.captures {
+            captures.look_up(cells);
+        }
+        let Captures { fastest_win, deepest_loss, can_draw, .. } = captures;
         if fastest_win != u32::MAX {
             // The successor lost at depth `fastest_win - 1`: a win one ply deeper.
             return self.decided(fastest_win);
@@ -418,9 +411,9 @@ impl<'a> Pair<'a> {
             let targets = if flies { empty } else { empty & board.adjacent(from) };
             for to in points(targets) {
                 let own = mover ^ (1 << from) ^ (1 << to);
-                if board.closes_mill(own, to) {
+                if let (true, Some((index, cells))) = (board.closes_mill(own, to), &side.captures) {
                     for r in points(board.removable(opponent)) {
-                        let c = self.solved_cell(opponent ^ (1 << r), own);
+                        let c = cells[index.rank(opponent ^ (1 << r), own) as usize];
                         deepest = deepest.max(c as u32 - 1);
                     }
                 }
@@ -459,13 +452,64 @@ impl<'a> Pair<'a> {
     }
 }
 
+/// What a state's captures lead to. Slots are gathered first and looked
+/// up together, so the scattered reads overlap instead of waiting in turn.
+struct Captures {
+    slots: [u64; 64],
+    pending: usize,
+    fastest_win: u32,
+    deepest_loss: u32,
+    can_draw: bool,
+}
+
+impl Default for Captures {
+    fn default() -> Captures {
+        Captures { slots: [0; 64], pending: 0, fastest_win: u32::MAX, deepest_loss: 0, can_draw: false }
+    }
+}
+
+impl Captures {
+    #[inline]
+    fn add(&mut self, slot: u64, cells: &[u16]) {
+        if self.pending == self.slots.len() {
+            self.look_up(cells);
+        }
+        self.slots[self.pending] = slot;
+        self.pending += 1;
+        prefetch_u16(&cells[slot as usize]);
+    }
+
+    /// Reads the cells of the gathered slots: a successor's loss is a win
+    /// for this state, its win a loss, its draw a draw.
+    #[inline]
+    fn look_up(&mut self, cells: &[u16]) {
+        // Without branches on the values, so the reads are not held up by
+        // mispredictions. An odd cell is a loss of the successor (its depth
+        // is even), an even one a win, zero a draw.
+        for &slot in &self.slots[..self.pending] {
+            let c = cells[slot as usize] as u32;
+            let odd = c & 1 == 1;
+            self.fastest_win = self.fastest_win.min(if odd { c } else { u32::MAX });
+            self.deepest_loss = self.deepest_loss.max(if odd { 0 } else { c });
+            self.can_draw |= c == 0;
+        }
+        self.pending = 0;
+    }
+}
+
 /// Hints the CPU to fetch the cache line of `cell`.
 #[inline(always)]
 fn prefetch(cell: &AtomicU16) {
+    prefetch_u16(cell.as_ptr());
+}
+
+/// Hints the CPU to fetch the cache line at `at`.
+#[inline(always)]
+fn prefetch_u16(at: *const u16) {
     #[cfg(target_arch = "x86_64")]
     // Safety: a prefetch is only a hint; any address is allowed.
     unsafe {
-        std::arch::x86_64::_mm_prefetch(cell.as_ptr() as *const i8, std::arch::x86_64::_MM_HINT_T0);
+        std::arch::x86_64::_mm_prefetch(at as *const i8, std::arch::x86_64::_MM_HINT_T0);
     }
 }
 
