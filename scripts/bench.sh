@@ -50,16 +50,30 @@ solve() {
     trap 'rm -rf "$bench_db"' EXIT
     local db=$bench_db
     echo "== solver: nine up to $stones stones, $threads threads, fresh database $db"
-    if [ -x /usr/bin/time ]; then
-        # Not %M: the solver resets the peak at each pair, so the kernel's
-        # figure at exit is the last pair's; the total line has the peak.
-        /usr/bin/time -f "process: %e s wall, %U s user, %S s system" \
-            "$morris" solve --variant nine --max-stones "$stones" --threads "$threads" --db "$db"
-    else
-        "$morris" solve --variant nine --max-stones "$stones" --threads "$threads" --db "$db"
-    fi
+    local phase
+    for phase in moving all; do
+        # The moving phase, then (`all`) the placement sectors that fit.
+        if [ -x /usr/bin/time ]; then
+            # Not %M: the solver resets the peak at each pair, so the kernel's
+            # figure at exit is the last pair's; the total line has the peak.
+            /usr/bin/time -f "process: %e s wall, %U s user, %S s system" \
+                "$morris" solve --phase $phase --variant nine --max-stones "$stones" --threads "$threads" --db "$db"
+        else
+            "$morris" solve --phase $phase --variant nine --max-stones "$stones" --threads "$threads" --db "$db"
+        fi
+        echo
+    done
+    "$morris" stats --variant nine --db "$db" | tail -3
     echo
-    "$morris" stats --variant nine --db "$db"
+    echo "== start position by placement search over the moving-phase tables only"
+    local variant
+    for variant in five six; do
+        "$morris" solve --phase moving --variant $variant --threads "$threads" --db "$db/$variant" > /dev/null
+        local t0=$(date +%s.%N)
+        local value=$("$morris" query start --variant $variant --db "$db/$variant" | grep '^value')
+        local t1=$(date +%s.%N)
+        printf '%-5s %s   (%.2f s, process included)\n' $variant "$value" "$(echo "$t1 - $t0" | bc)"
+    done
 }
 
 # Queries: probe latency (cold and warm), a full query (value, every move,

@@ -126,7 +126,10 @@ fn write_text(db: &Database, rows: &[Row], missing: &[Sector], out: &mut impl Wr
     writeln!(out, "{}", "-".repeat(header.len()))?;
     writeln!(out, "{}", line(&total))?;
     if !missing.is_empty() {
-        let names: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+        let mut names: Vec<String> = missing.iter().take(12).map(|s| s.to_string()).collect();
+        if missing.len() > names.len() {
+            names.push("...".to_string());
+        }
         writeln!(
             out,
             "not in the database ({} of {} sectors): {}",

@@ -86,7 +86,10 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         if failed.is_empty() { "every value agrees".to_string() } else { format!("{mismatches} mismatches") }
     )?;
     if !missing.is_empty() {
-        let names: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+        let mut names: Vec<String> = missing.iter().take(12).map(|s| s.to_string()).collect();
+        if missing.len() > names.len() {
+            names.push("...".to_string());
+        }
         writeln!(out, "not in the database, not checked ({}): {}", missing.len(), names.join(" "))?;
     }
     start_position(db, &missing, out)?;
