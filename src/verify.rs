@@ -7,6 +7,7 @@ use crate::database::{Database, DbError};
 use crate::index::Sector;
 use crate::position::State;
 use crate::rules::{for_each_move, play};
+use crate::solve::{add_counts, tally};
 use crate::table::Counts;
 use crate::value::{Cell, Value};
 use crate::variant::Variant;
@@ -115,7 +116,7 @@ pub fn check_sector(db: &Database, sector: Sector) -> Result<SectorCheck, DbErro
                 a.mismatches += b.mismatches;
                 a.examples.extend(b.examples);
                 a.examples.truncate(5);
-                (a, crate::solve::moving::add_counts(ca, cb))
+                (a, add_counts(ca, cb))
             },
         );
     let (mut check, counts) = found;
@@ -123,17 +124,3 @@ pub fn check_sector(db: &Database, sector: Sector) -> Result<SectorCheck, DbErro
     Ok(check)
 }
 
-fn tally(counts: &mut Counts, value: Value) {
-    counts.states += 1;
-    match value {
-        Value::Win(d) => {
-            counts.wins += 1;
-            counts.max_win = counts.max_win.max(d);
-        }
-        Value::Loss(d) => {
-            counts.losses += 1;
-            counts.max_loss = counts.max_loss.max(d);
-        }
-        Value::Draw => counts.draws += 1,
-    }
-}

@@ -6,6 +6,8 @@ pub mod moving;
 pub mod placement;
 
 use crate::index::Sector;
+use crate::table::Counts;
+use crate::value::Value;
 use crate::variant::Variant;
 
 pub use moving::{solve_pair, PairReport, SolvedSector, WorkingSector};
@@ -21,6 +23,34 @@ pub enum SolveError {
     Cyclic(String),
     #[error("sector {sector}: a distance exceeds {limit} plies, more than a cell holds")]
     DepthOverflow { sector: String, limit: u16 },
+}
+
+/// Adds one state of value `value` to `counts`.
+pub fn tally(counts: &mut Counts, value: Value) {
+    counts.states += 1;
+    match value {
+        Value::Win(d) => {
+            counts.wins += 1;
+            counts.max_win = counts.max_win.max(d);
+        }
+        Value::Loss(d) => {
+            counts.losses += 1;
+            counts.max_loss = counts.max_loss.max(d);
+        }
+        Value::Draw => counts.draws += 1,
+    }
+}
+
+/// The sum of two sets of counts.
+pub fn add_counts(a: Counts, b: Counts) -> Counts {
+    Counts {
+        states: a.states + b.states,
+        wins: a.wins + b.wins,
+        losses: a.losses + b.losses,
+        draws: a.draws + b.draws,
+        max_win: a.max_win.max(b.max_win),
+        max_loss: a.max_loss.max(b.max_loss),
+    }
 }
 
 /// Reports the progress of long work; the binary draws it, tests ignore it.

@@ -32,10 +32,10 @@
 //! slots remembers which depths (modulo 64) it holds, so levels skip the
 //! chunks with nothing to do.
 
-use super::{Progress, SolveError};
+use super::{add_counts, tally, Progress, SolveError};
 use crate::index::{Indexer, Sector, SectorIndex};
 use crate::table::Counts;
-use crate::value::Cell;
+use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
@@ -443,7 +443,7 @@ impl<'a> Pair<'a> {
                         c = 0;
                         cell.store(0, Relaxed);
                     }
-                    count(&mut counts, Cell(c));
+                    tally(&mut counts, Value::from(Cell(c)));
                 }
                 progress.advance(range.end - range.start);
                 counts
@@ -510,33 +510,6 @@ fn prefetch_u16(at: *const u16) {
     // Safety: a prefetch is only a hint; any address is allowed.
     unsafe {
         std::arch::x86_64::_mm_prefetch(at as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-}
-
-fn count(counts: &mut Counts, cell: Cell) {
-    counts.states += 1;
-    match cell.depth() {
-        None => counts.draws += 1,
-        Some(d) if d % 2 == 1 => {
-            counts.wins += 1;
-            counts.max_win = counts.max_win.max(d);
-        }
-        Some(d) => {
-            counts.losses += 1;
-            counts.max_loss = counts.max_loss.max(d);
-        }
-    }
-}
-
-/// The sum of two sets of counts.
-pub fn add_counts(a: Counts, b: Counts) -> Counts {
-    Counts {
-        states: a.states + b.states,
-        wins: a.wins + b.wins,
-        losses: a.losses + b.losses,
-        draws: a.draws + b.draws,
-        max_win: a.max_win.max(b.max_win),
-        max_loss: a.max_loss.max(b.max_loss),
     }
 }
 

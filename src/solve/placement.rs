@@ -6,8 +6,7 @@
 //! mover's placements, apart from the rules module's generic generator
 //! that the forward check (`verify`) uses.
 
-use super::moving::add_counts;
-use super::{Progress, SolveError};
+use super::{add_counts, tally, Progress, SolveError};
 use crate::index::{Indexer, Sector};
 use crate::table::Counts;
 use crate::value::{Cell, Value};
@@ -148,17 +147,3 @@ fn prefetch(cell: &u16) {
     }
 }
 
-fn tally(counts: &mut Counts, value: Value) {
-    counts.states += 1;
-    match value {
-        Value::Win(d) => {
-            counts.wins += 1;
-            counts.max_win = counts.max_win.max(d);
-        }
-        Value::Loss(d) => {
-            counts.losses += 1;
-            counts.max_loss = counts.max_loss.max(d);
-        }
-        Value::Draw => counts.draws += 1,
-    }
-}

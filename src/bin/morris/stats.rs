@@ -94,7 +94,7 @@ fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
 fn write_text(db: &Database, rows: &[Row], missing: &[Sector], out: &mut impl Write) -> Result<()> {
     let total = Row {
         label: format!("{} sectors", rows.len()),
-        counts: rows.iter().fold(Counts::default(), |a, r| morris::solve::moving::add_counts(a, r.counts.clone())),
+        counts: rows.iter().fold(Counts::default(), |a, r| morris::solve::add_counts(a, r.counts.clone())),
         bytes: rows.iter().map(|r| r.bytes).sum(),
     };
     writeln!(out, "{}: {}; values for the side to move, depths in plies", describe(db.variant()), db.dir().display())?;
