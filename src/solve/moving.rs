@@ -77,8 +77,6 @@ pub struct PairReport {
 struct Pair<'a> {
     v: &'a Variant,
     sides: Vec<Side<'a>>,
-    /// Deepest depth written so far (a cell value, `d + 1`).
-    deepest: AtomicU16,
     overflow: AtomicBool,
     edges: AtomicU64,
 }
@@ -207,7 +205,6 @@ impl<'a> Pair<'a> {
         Ok(Pair {
             v,
             sides,
-            deepest: AtomicU16::new(0),
             overflow: AtomicBool::new(false),
             edges: AtomicU64::new(0),
         })
@@ -217,16 +214,20 @@ impl<'a> Pair<'a> {
         self.sides.iter().map(|s| s.index.slots()).sum()
     }
 
-    /// Records a decided depth, checking it fits a working cell.
+    /// The cell of a decided depth, checking it fits a working cell.
     #[inline]
     fn decided(&self, depth: u32) -> u16 {
         if depth > MAX_WORKING_DEPTH as u32 {
             self.overflow.store(true, Relaxed);
             return MAX_WORKING_DEPTH + 1;
         }
-        let cell = depth as u16 + 1;
-        self.deepest.fetch_max(cell, Relaxed);
-        cell
+        depth as u16 + 1
+    }
+
+    /// The deepest cell value written anywhere in the pair, from the
+    /// chunks' own maxima (every decided cell is noted in its chunk).
+    fn deepest(&self) -> u16 {
+        self.sides.iter().flat_map(|s| &s.deepest).map(|d| d.load(Relaxed)).max().unwrap_or(0)
     }
 
 
@@ -298,7 +299,7 @@ impl<'a> Pair<'a> {
     /// Runs the depth levels until nothing deeper is pending; returns how many.
     fn propagate(&self, progress: &dyn Progress) -> u32 {
         let mut depth: u16 = 0;
-        while depth < self.deepest.load(Relaxed) && !self.overflow.load(Relaxed) {
+        while depth < self.deepest() && !self.overflow.load(Relaxed) {
             for side in &self.sides {
                 (0..side.chunks()).into_par_iter().for_each(|c| {
                     if side.take_mark(c, depth + 1) {
