@@ -253,6 +253,7 @@ pub struct Indexer {
     points: u32,
     all: Bits,
     classes: Vec<OnceLock<Classes>>,
+    images: Option<PointImages>,
 }
 
 impl Indexer {
@@ -260,16 +261,20 @@ impl Indexer {
     /// first use.
     pub fn new(board: &Board) -> Indexer {
         let points = board.points() as u32;
-        Indexer {
-            syms: Symmetries::of(board),
-            points,
-            all: board.all(),
-            classes: (0..=points).map(|_| OnceLock::new()).collect(),
-        }
+        let syms = Symmetries::of(board);
+        let images = PointImages::of(&syms, points);
+        Indexer { syms, points, all: board.all(), classes: (0..=points).map(|_| OnceLock::new()).collect(), images }
     }
 
     pub fn symmetries(&self) -> &Symmetries {
         &self.syms
+    }
+
+    /// The point images for ranking by [`SectorIndex::rank_images`], when
+    /// the group is small enough for one vector (16 lanes; every board of
+    /// the crate's variants).
+    pub fn point_images(&self) -> Option<&PointImages> {
+        self.images.as_ref()
     }
 
     fn classes(&self, size: u32) -> &Classes {
@@ -301,6 +306,80 @@ impl Indexer {
     }
 }
 
+/// Lanes of an [`Images`] vector: the largest group the fast path covers.
+pub const LANES: usize = 16;
+
+/// The images of one stone set under every symmetry of the group, one
+/// lane per symmetry (lanes beyond the group repeat the identity).
+///
+/// Symmetries act on sets point by point, so the images of a set that
+/// differs from another by a few points follow from the other's images by
+/// XOR with the images of those points. The solver and the forward check
+/// rank many positions that share one side and differ in a stone or two
+/// of the other: they compute a state's images once and each neighbour's
+/// with two vector XORs, instead of applying sixteen symmetries to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(align(64))]
+pub struct Images(pub [Bits; LANES]);
+
+impl Images {
+    /// The images of `self` with `other`'s points toggled (`other` given
+    /// by its own images).
+    #[inline(always)]
+    pub fn toggle(&self, other: &Images) -> Images {
+        Images(std::array::from_fn(|s| self.0[s] ^ other.0[s]))
+    }
+
+    /// The smallest image, and the lanes that give it.
+    #[inline(always)]
+    fn smallest(&self) -> (Bits, u32) {
+        let best = self.0.iter().copied().fold(Bits::MAX, Bits::min);
+        let mut which = 0u32;
+        for (s, &image) in self.0.iter().enumerate() {
+            which |= ((image == best) as u32) << s;
+        }
+        (best, which)
+    }
+}
+
+/// The images of every point, so that a set's images can be updated
+/// point by point; built once per indexer.
+pub struct PointImages {
+    points: Vec<Images>,
+    /// The lanes that are real symmetries.
+    lanes: u32,
+}
+
+impl PointImages {
+    fn of(syms: &Symmetries, points: u32) -> Option<PointImages> {
+        let n = syms.len();
+        if n == 0 || n > LANES {
+            return None;
+        }
+        let images = |set: Bits| Images(std::array::from_fn(|s| syms.apply(if s < n { s } else { 0 }, set)));
+        Some(PointImages {
+            points: (0..points).map(|p| images(1 << p)).collect(),
+            lanes: if n == 32 { u32::MAX } else { (1u32 << n) - 1 },
+        })
+    }
+
+    /// The images of one point.
+    #[inline(always)]
+    pub fn point(&self, p: crate::variant::Point) -> &Images {
+        &self.points[p as usize]
+    }
+
+    /// The images of a set, from its points.
+    #[inline]
+    pub fn set(&self, set: Bits) -> Images {
+        let mut acc = Images([0; LANES]);
+        for p in points(set) {
+            acc = acc.toggle(self.point(p));
+        }
+        acc
+    }
+}
+
 /// The slots of one sector.
 pub struct SectorIndex<'a> {
     ix: &'a Indexer,
@@ -321,6 +400,22 @@ impl SectorIndex<'_> {
     pub fn rank(&self, mover: Bits, opponent: Bits) -> u64 {
         debug_assert_eq!((mover.count_ones(), opponent.count_ones()), (self.m, self.o));
         let (m, o) = self.ix.canonical(mover, opponent);
+        self.classes.class_of(m) * self.per_class + compact_rank(o, self.ix.all & !m)
+    }
+
+    /// The slot of the position whose mover and opponent sets have the
+    /// images `mover` and `opponent` (from this indexer's
+    /// [`PointImages`]): the same slot as [`SectorIndex::rank`] gives.
+    #[inline(always)]
+    pub fn rank_images(&self, mover: &Images, opponent: &Images) -> u64 {
+        let lanes = self.ix.images.as_ref().map_or(1, |i| i.lanes);
+        let (m, which) = mover.smallest();
+        let which = which & lanes;
+        let o = if which & (which - 1) == 0 {
+            opponent.0[which.trailing_zeros() as usize]
+        } else {
+            points(which).map(|s| opponent.0[s as usize]).min().unwrap_or(opponent.0[0])
+        };
         self.classes.class_of(m) * self.per_class + compact_rank(o, self.ix.all & !m)
     }
 

@@ -75,6 +75,9 @@ fn check_sector(variant: &str, m: u8, o: u8) -> u64 {
     for_each_position(n, m as u32, o as u32, |mover, opponent| {
         let slot = sector.rank(mover, opponent);
         assert!(seen[slot as usize], "{mover:x} {opponent:x} ranks to a non-canonical slot");
+        // The incremental ranking from symmetry images gives the same slot.
+        let pi = ix.point_images().expect("16 symmetries fit one vector");
+        assert_eq!(sector.rank_images(&pi.set(mover), &pi.set(opponent)), slot, "images {mover:x} {opponent:x}");
         turn = (turn + 7) % syms.len();
         let images = if all_images { 0..syms.len() } else { turn..turn + 1 };
         for s in images {

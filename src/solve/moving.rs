@@ -33,7 +33,7 @@
 //! chunks with nothing to do.
 
 use super::{add_counts, tally, Progress, SolveError};
-use crate::index::{Indexer, Sector, SectorIndex};
+use crate::index::{Images, Indexer, PointImages, Sector, SectorIndex};
 use crate::table::Counts;
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
@@ -76,6 +76,8 @@ pub struct PairReport {
 
 struct Pair<'a> {
     v: &'a Variant,
+    /// Point images for ranking neighbours of a state incrementally.
+    images: &'a PointImages,
     sides: Vec<Side<'a>>,
     overflow: AtomicBool,
     edges: AtomicU64,
@@ -202,8 +204,10 @@ impl<'a> Pair<'a> {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let images = ix.point_images().ok_or_else(|| SolveError::BadPair(format!("{first}: the symmetry group is too large")))?;
         Ok(Pair {
             v,
+            images,
             sides,
             overflow: AtomicBool::new(false),
             edges: AtomicU64::new(0),
@@ -259,6 +263,8 @@ impl<'a> Pair<'a> {
         let mut quiet = 0u32;
         let mut any_move = false;
         let mut captures = Captures::default();
+        // Computed on the first capture: most states have none.
+        let mut images: Option<(Images, Images)> = None;
         for from in points(mover) {
             let targets = if flies { empty } else { empty & board.adjacent(from) };
             for to in points(targets) {
@@ -271,8 +277,11 @@ impl<'a> Pair<'a> {
                 let Some((index, cells)) = &side.captures else {
                     return self.decided(1);
                 };
+                let (mover_images, opponent_images) =
+                    images.get_or_insert_with(|| (self.images.set(mover), self.images.set(opponent)));
+                let own_images = mover_images.toggle(self.images.point(from)).toggle(self.images.point(to));
                 for r in points(removable) {
-                    captures.add(index.rank(opponent ^ (1 << r), own), cells);
+                    captures.add(index.rank_images(&opponent_images.toggle(self.images.point(r)), &own_images), cells);
                 }
             }
         }
@@ -355,14 +364,21 @@ impl<'a> Pair<'a> {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
         let flies = self.v.flies(side.sector.opponent as u32, 0);
+        // Every predecessor has this state's mover as its opponent and this
+        // state's opponent with one stone moved back as its mover: their
+        // images follow from this state's by XOR, with no symmetry applied
+        // per predecessor.
+        let opponent_images = self.images.set(mover);
+        let mover_images = self.images.set(opponent);
         let mut n = 0;
         for to in points(opponent) {
             if board.closes_mill(opponent, to) {
                 continue;
             }
+            let lifted = mover_images.toggle(self.images.point(to));
             let origins = if flies { empty } else { empty & board.adjacent(to) };
             for from in points(origins) {
-                out[n] = partner.index.rank(opponent ^ (1 << to) ^ (1 << from), mover);
+                out[n] = partner.index.rank_images(&lifted.toggle(self.images.point(from)), &opponent_images);
                 n += 1;
             }
         }
