@@ -222,16 +222,16 @@ impl Database {
     }
 
     fn solve_pair(&self, pair: MovingPair, progress: &dyn Progress) -> Result<PairReport, DbError> {
-        let deps: Vec<(Sector, Vec<u16>)> = pair
+        let deps: Vec<(Sector, MmapMut)> = pair
             .dependencies()
             .into_iter()
-            .map(|s| Ok((s, self.load_cells(s)?)))
+            .map(|s| Ok((s, self.load_cells_huge(s)?)))
             .collect::<Result<_, DbError>>()?;
-        let solved: Vec<SolvedSector> = deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: c }).collect();
+        let solved: Vec<SolvedSector> = deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: plain_cells(c) }).collect();
         let mut maps = Vec::new();
         for sector in pair.sectors() {
             let slots = self.indexer.sector(sector).slots();
-            maps.push((sector, self.working_map(sector, slots)?));
+            maps.push((sector, huge_cells(slots).map_err(io_error(&self.dir, "allocate working memory"))?));
         }
         let sides: Vec<WorkingSector> = maps
             .iter()
@@ -242,13 +242,18 @@ impl Database {
             let slots = self.indexer.sector(*sector).slots() as usize;
             self.write(*sector, counts.clone(), &plain_cells(map)[..slots])?;
         }
-        drop(sides);
-        for (sector, map) in maps {
-            drop(map);
-            let path = self.working_path(sector);
-            fs::remove_file(&path).map_err(io_error(&path, "remove the working file"))?;
-        }
         Ok(report)
+    }
+
+    /// Every cell of a sector, in memory backed by huge pages: the solver
+    /// reads capture targets at random, and with 4 KiB pages nearly every
+    /// such read also misses the TLB.
+    fn load_cells_huge(&self, sector: Sector) -> Result<MmapMut, DbError> {
+        let table = self.table(sector)?;
+        let mut map = huge_cells(table.info().slots).map_err(io_error(&self.dir, "allocate memory for a table"))?;
+        let slots = table.info().slots as usize;
+        table.read_into(&mut plain_cells_mut(&mut map)[..slots])?;
+        Ok(map)
     }
 
     /// A zeroed working file of `slots` cells, mapped into memory.
@@ -268,6 +273,18 @@ impl Database {
         // truncated underneath, accesses would raise SIGBUS.
         unsafe { MmapMut::map_mut(&file) }.map_err(io_error(&path, "map the working file"))
     }
+}
+
+/// `slots` zeroed cells in anonymous memory that asks for transparent
+/// huge pages (the machine's THP mode is usually `madvise`): the solver's
+/// accesses to them are random, and 2 MiB pages keep their translations
+/// in the TLB. The advice is only a hint; without it the memory works the
+/// same, slower.
+fn huge_cells(slots: u64) -> std::io::Result<MmapMut> {
+    let map = memmap2::MmapOptions::new().len((slots.max(1) * 2) as usize).map_anon()?;
+    #[cfg(target_os = "linux")]
+    let _ = map.advise(memmap2::Advice::HugePage);
+    Ok(map)
 }
 
 /// The mapped bytes as atomic cells.

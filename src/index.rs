@@ -152,6 +152,19 @@ fn compact_rank(set: Bits, free: Bits) -> u64 {
     rank
 }
 
+/// Spreads the bits of `compact` over the points of `free`, lowest first:
+/// one `pdep` where the CPU has it.
+#[inline]
+fn deposit_bits(compact: Bits, free: Bits) -> Bits {
+    #[cfg(target_feature = "bmi2")]
+    {
+        // Safety: the instruction exists, as the target feature says.
+        return unsafe { std::arch::x86_64::_pdep_u32(compact, free) };
+    }
+    #[allow(unreachable_code)]
+    deposit(compact, FreePoints::of(free).as_slice())
+}
+
 /// Spreads the bits of `compact` over the points of `free`, lowest first.
 #[inline]
 fn deposit(compact: Bits, free_points: &[u8]) -> Bits {
@@ -423,9 +436,8 @@ impl SectorIndex<'_> {
     pub fn unrank(&self, slot: u64) -> Option<(Bits, Bits)> {
         let class = (slot / self.per_class) as usize;
         let mover = self.classes.reps[class];
-        let free_points = FreePoints::of(self.ix.all & !mover);
-        let free = free_points.as_slice();
-        let opponent = deposit(colex_unrank_below(slot % self.per_class, self.o, free.len() as u32), free);
+        let free = self.ix.all & !mover;
+        let opponent = deposit_bits(colex_unrank_below(slot % self.per_class, self.o, free.count_ones()), free);
         self.is_canonical(class, opponent).then_some((mover, opponent))
     }
 

@@ -565,15 +565,25 @@ impl<B: AsRef<[u8]>> Table<B> {
 
     /// All cells, every block checked.
     pub fn read_all(&self) -> Result<Vec<u16>, TableError> {
-        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
+        let b = &self.blocks;
         let slots = usize::try_from(b.info.slots)
             .map_err(|_| b.corrupt(format!("{} slots do not fit in memory", b.info.slots)))?;
         let mut cells = vec![0; slots];
+        self.read_into(&mut cells)?;
+        Ok(cells)
+    }
+
+    /// Reads and checks every block into `cells`, which must hold exactly
+    /// the table's slots.
+    pub fn read_into(&self, cells: &mut [u16]) -> Result<(), TableError> {
+        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
+        if cells.len() as u64 != b.info.slots {
+            return Err(b.corrupt(format!("{} slots read into {} cells", b.info.slots, cells.len())));
+        }
         cells
             .par_chunks_mut(b.block_cells as usize)
             .enumerate()
-            .try_for_each(|(block, out)| b.decode(bytes, block, out))?;
-        Ok(cells)
+            .try_for_each(|(block, out)| b.decode(bytes, block, out))
     }
 
     /// Reads and checks every block, and that the counts in the header agree

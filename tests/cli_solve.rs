@@ -324,3 +324,35 @@ fn max_stones_below_the_smallest_pair_fails() {
     let (_, err) = fails(db.path(), &["solve", "--max-stones", "5"]);
     assert!(err.contains("--max-stones 5") && err.contains("{3,3}"), "{err}");
 }
+
+#[test]
+fn stats_tsv_matches_the_json_row_for_row() {
+    let tsv = ok(nine_up_to_8(), &["stats", "--tsv"]);
+    let json = ok(nine_up_to_8(), &["stats", "--json"]);
+    let mut lines = tsv.lines();
+    assert_eq!(lines.next(), Some("sector\tstates\twins\tlosses\tdraws\tmax_win\tmax_loss"));
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 6, "{tsv}");
+    for row in rows {
+        let fields: Vec<&str> = row.split('\t').collect();
+        let o = stats_object(&json, fields[0]);
+        let keys = ["states", "wins", "losses", "draws", "max_win", "max_loss"];
+        let expected: Vec<&str> = keys.iter().map(|k| o[*k].as_str()).collect();
+        assert_eq!(fields[1..], expected[..], "{row}");
+    }
+}
+
+/// The committed per-sector figures of nine's moving phase agree with
+/// what the tests' own solve gives for the sectors both have, and cover
+/// every moving sector once.
+#[test]
+fn committed_moving_figures_of_nine_agree_with_a_solve() {
+    let committed = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/moving.tsv")).unwrap();
+    let ours = ok(nine_up_to_8(), &["stats", "--tsv"]);
+    let header = "sector\tstates\twins\tlosses\tdraws\tmax_win\tmax_loss";
+    assert_eq!(committed.lines().next(), Some(header));
+    assert_eq!(committed.lines().count(), 1 + 49, "one row per moving sector");
+    for row in ours.lines().skip(1) {
+        assert!(committed.lines().any(|l| l == row), "{row} is not in data/nine/moving.tsv");
+    }
+}

@@ -322,10 +322,17 @@ impl<'a> Pair<'a> {
     }
 
     /// Handles the states of `range` decided at `depth`; returns how many.
+    ///
+    /// The predecessors of one decided state are ranked and their cells
+    /// prefetched while the previous state's predecessors are updated, so
+    /// that the scattered reads of one batch overlap the work on the other
+    /// instead of stalling on each cell in turn.
     fn expand_level(&self, side: &Side, range: std::ops::Range<u64>, depth: u16) -> u64 {
         let target = depth + 1;
         let partner = &self.sides[side.partner];
-        let mut preds = [0u64; MAX_MOVES];
+        let mut batches = [Batch::EMPTY, Batch::EMPTY];
+        let mut ready: Option<usize> = None;
+        let mut next = 0;
         let mut found = 0;
         let mut edges = 0;
         for slot in range {
@@ -334,27 +341,41 @@ impl<'a> Pair<'a> {
             }
             found += 1;
             let (mover, opponent) = side.index.unrank(slot).expect("decided slots are canonical");
-            let n = self.predecessors(side, partner, mover, opponent, &mut preds);
-            edges += n as u64;
-            // The cells are scattered over the partner sector: ask for all
-            // of their cache lines before the atomic updates wait on each.
-            for &p in &preds[..n] {
+            let batch = &mut batches[next];
+            batch.len = self.predecessors(side, partner, mover, opponent, &mut batch.slots);
+            // A win's predecessors lose one hope each, weighed by the orbit.
+            batch.weight = if depth % 2 == 1 { side.index.orbit_size(slot, opponent) as u16 } else { 0 };
+            edges += batch.len as u64;
+            for &p in batch.slots() {
                 prefetch(&partner.cells[p as usize]);
             }
-            if depth % 2 == 0 {
-                let win = self.decided(depth as u32 + 1);
-                for &p in &preds[..n] {
-                    self.mark_win(partner, p, win);
-                }
-            } else {
-                let weight = side.index.orbit_size(slot, opponent) as u16;
-                for &p in &preds[..n] {
-                    self.count_down(partner, p, weight, depth as u32);
-                }
+            if let Some(previous) = ready {
+                self.update(partner, &batches[previous], depth);
             }
+            ready = Some(next);
+            next ^= 1;
+        }
+        if let Some(previous) = ready {
+            self.update(partner, &batches[previous], depth);
         }
         self.edges.fetch_add(edges, Relaxed);
         found
+    }
+
+    /// Applies a decision at `depth` to the predecessors in `batch`: a loss
+    /// makes them wins, a win counts them down.
+    #[inline]
+    fn update(&self, partner: &Side, batch: &Batch, depth: u16) {
+        if depth % 2 == 0 {
+            let win = self.decided(depth as u32 + 1);
+            for &p in batch.slots() {
+                self.mark_win(partner, p, win);
+            }
+        } else {
+            for &p in batch.slots() {
+                self.count_down(partner, p, batch.weight, depth as u32);
+            }
+        }
     }
 
     /// Slots (in the partner) of the states that reach this one by a quiet
@@ -423,15 +444,20 @@ impl<'a> Pair<'a> {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
         let flies = self.v.flies(side.sector.mover as u32, 0);
+        let Some((index, cells)) = &side.captures else {
+            return 0;
+        };
+        let (mover_images, opponent_images) = (self.images.set(mover), self.images.set(opponent));
         let mut deepest = 0;
         for from in points(mover) {
             let targets = if flies { empty } else { empty & board.adjacent(from) };
             for to in points(targets) {
                 let own = mover ^ (1 << from) ^ (1 << to);
-                if let (true, Some((index, cells))) = (board.closes_mill(own, to), &side.captures) {
+                if board.closes_mill(own, to) {
+                    let own_images = mover_images.toggle(self.images.point(from)).toggle(self.images.point(to));
                     for r in points(board.removable(opponent)) {
-                        let c = cells[index.rank(opponent ^ (1 << r), own) as usize];
-                        deepest = deepest.max(c as u32 - 1);
+                        let slot = index.rank_images(&opponent_images.toggle(self.images.point(r)), &own_images);
+                        deepest = deepest.max(cells[slot as usize] as u32 - 1);
                     }
                 }
             }
@@ -466,6 +492,22 @@ impl<'a> Pair<'a> {
                 counts
             })
             .reduce(Counts::default, add_counts)
+    }
+}
+
+/// The predecessors of one decided state, waiting for their updates.
+struct Batch {
+    slots: [u64; MAX_MOVES],
+    len: usize,
+    /// The decided state's orbit size (for counting down), or 0.
+    weight: u16,
+}
+
+impl Batch {
+    const EMPTY: Batch = Batch { slots: [0; MAX_MOVES], len: 0, weight: 0 };
+
+    fn slots(&self) -> &[u64] {
+        &self.slots[..self.len]
     }
 }
 

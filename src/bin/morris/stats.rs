@@ -12,8 +12,14 @@ use std::io::Write;
 pub struct Args {
     /// Print a JSON array of {"sector", "states", "wins", "losses", "draws",
     /// "max_win", "max_loss", "bytes", "bits_per_state"} objects.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "tsv")]
     json: bool,
+
+    /// Print tab-separated rows under the header `sector states wins losses
+    /// draws max_win max_loss`: the format of the per-sector figures the
+    /// project keeps in `data/<variant>/`.
+    #[arg(long)]
+    tsv: bool,
 }
 
 /// The sectors of the variant that have a table in the database, and
@@ -62,6 +68,8 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     }
     if args.json {
         write_json(&rows, out)
+    } else if args.tsv {
+        write_tsv(&rows, out)
     } else {
         write_text(db, &rows, &missing, out)
     }
@@ -88,6 +96,19 @@ fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
         )?;
     }
     writeln!(out, "]")?;
+    Ok(())
+}
+
+fn write_tsv(rows: &[Row], out: &mut impl Write) -> Result<()> {
+    writeln!(out, "sector\tstates\twins\tlosses\tdraws\tmax_win\tmax_loss")?;
+    for row in rows {
+        let c = &row.counts;
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            row.label, c.states, c.wins, c.losses, c.draws, c.max_win, c.max_loss
+        )?;
+    }
     Ok(())
 }
 
