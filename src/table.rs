@@ -565,15 +565,24 @@ impl<B: AsRef<[u8]>> Table<B> {
 
     /// All cells, every block checked.
     pub fn read_all(&self) -> Result<Vec<u16>, TableError> {
-        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
+        let b = &self.blocks;
         let slots = usize::try_from(b.info.slots)
             .map_err(|_| b.corrupt(format!("{} slots do not fit in memory", b.info.slots)))?;
         let mut cells = vec![0; slots];
-        cells
-            .par_chunks_mut(b.block_cells as usize)
-            .enumerate()
-            .try_for_each(|(block, out)| b.decode(bytes, block, out))?;
+        self.read_all_into(&mut cells)?;
         Ok(cells)
+    }
+
+    /// All cells into `out` (exactly as many as the table has slots),
+    /// every block checked; for callers that choose where the cells live.
+    pub fn read_all_into(&self, out: &mut [u16]) -> Result<(), TableError> {
+        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
+        if out.len() as u64 != b.info.slots {
+            return Err(b.corrupt(format!("{} slots read into room for {}", b.info.slots, out.len())));
+        }
+        out.par_chunks_mut(b.block_cells as usize)
+            .enumerate()
+            .try_for_each(|(block, out)| b.decode(bytes, block, out))
     }
 
     /// Reads and checks every block, and that the counts in the header agree

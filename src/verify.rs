@@ -19,7 +19,7 @@
 //! decompressed cells of every table a later sector still needs, so each
 //! table is read (and its checksums checked) once.
 
-use crate::database::{Database, DbError};
+use crate::database::{Database, DbError, HugeCells};
 use crate::index::{Indexer, MoverFrame, Sector, SectorIndex};
 use crate::position::State;
 use crate::rules::{for_each_move, play};
@@ -139,7 +139,7 @@ pub struct Verifier<'a> {
     next: usize,
     /// Decompressed cells of the tables read so far that a sector still
     /// to come needs.
-    loaded: HashMap<Sector, Vec<u16>>,
+    loaded: HashMap<Sector, HugeCells>,
 }
 
 impl<'a> Verifier<'a> {
@@ -167,13 +167,13 @@ impl<'a> Verifier<'a> {
     fn check(&mut self, sector: Sector) -> Result<SectorCheck, DbError> {
         for s in sectors_to_read(sector) {
             if !self.loaded.contains_key(&s) {
-                self.loaded.insert(s, self.db.load_cells(s)?);
+                self.loaded.insert(s, self.db.load_cells_huge(s)?);
             }
         }
         let table = self.db.table(sector)?;
         let v = self.db.variant();
         let ix = self.db.indexer();
-        let cells = |s: Sector| self.loaded[&s].as_slice();
+        let cells = |s: Sector| &self.loaded[&s][..];
         let (mut check, found) = if sector.is_moving() {
             let fast = MovingCheck::new(v, ix, sector, cells(partner(sector)), capture_target(sector).map(cells));
             fast.check_all(cells(sector))
@@ -205,7 +205,7 @@ impl Iterator for Verifier<'_> {
 
 /// The generic check of any sector: every state through
 /// [`value_from_successors`].
-fn check_generic(v: &Variant, ix: &Indexer, sector: Sector, cells: &HashMap<Sector, Vec<u16>>) -> (SectorCheck, Counts) {
+fn check_generic(v: &Variant, ix: &Indexer, sector: Sector, cells: &HashMap<Sector, HugeCells>) -> (SectorCheck, Counts) {
     let lookup = |s: &State| {
         let sec = Sector::of(s);
         let table = cells.get(&sec).unwrap_or_else(|| panic!("successor in unexpected sector {sec}"));
@@ -278,31 +278,72 @@ impl<'a> MovingCheck<'a> {
 
     /// Checks every canonical state of the sector against `own`, its
     /// stored cells; returns what it found and the counts of `own`.
+    ///
+    /// Two states are in flight: the successors of one are ranked and
+    /// their cells prefetched while those of the one before, asked for a
+    /// state earlier, are read. The reads then mostly find their lines in
+    /// the cache instead of waiting on memory one state at a time.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
         assert_eq!(own.len() as u64, self.index.slots(), "cells of {}", self.sector);
-        for_each_chunk(&self.index, self.sector, |check, counts, slot, mover, opponent| {
-            let stored = own[slot as usize];
-            let expected = self.expected(mover, opponent);
-            if stored as u32 == expected {
-                tally(counts, Value::from(Cell(stored)));
-                check.states += 1;
-            } else {
-                check.note(counts, slot, Value::from(Cell(stored)), value_of_cell(expected));
-            }
-        })
+        let empty = || (SectorCheck { sector: self.sector, ..Default::default() }, Counts::default());
+        let slots = self.index.slots();
+        (0..slots.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let (mut check, mut counts) = empty();
+                let mut judge = |slot: u64, found: u32| {
+                    let stored = own[slot as usize];
+                    if stored as u32 == found {
+                        tally(&mut counts, Value::from(Cell(stored)));
+                        check.states += 1;
+                    } else {
+                        check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
+                    }
+                };
+                let mut flight = [self.gathered(), self.gathered()];
+                let mut previous: Option<u64> = None;
+                let range = c * CHUNK..((c + 1) * CHUNK).min(slots);
+                self.index.for_each_in(range, |slot, mover, opponent| {
+                    let [now, before] = &mut flight;
+                    self.gather(mover, opponent, now);
+                    if let Some(p) = previous {
+                        judge(p, before.resolve());
+                    }
+                    previous = Some(slot);
+                    flight.swap(0, 1);
+                });
+                if let Some(p) = previous {
+                    judge(p, flight[1].resolve());
+                }
+                (check, counts)
+            })
+            .reduce(empty, SectorCheck::merge)
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it,
     /// wider than a cell so a depth past the deepest a cell holds shows as
     /// a mismatch rather than wrapping.
-    #[inline]
     pub fn expected(&self, mover: Bits, opponent: Bits) -> u32 {
+        let mut g = self.gathered();
+        self.gather(mover, opponent, &mut g);
+        g.resolve()
+    }
+
+    fn gathered(&self) -> Gathered<'a> {
+        let captures = self.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
+        Gathered { best: Best::default(), quiet: Batch::new(self.quiet.1), captures: Batch::new(captures), known: None }
+    }
+
+    /// Ranks the successors of the state (`mover`, `opponent`) into `g`
+    /// and asks for their cells; the state's value is then known without
+    /// reads when the game ends.
+    #[inline]
+    fn gather(&self, mover: Bits, opponent: Bits, g: &mut Gathered) {
+        g.clear();
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
         let removable = board.removable(opponent);
         let frame = self.quiet.0.frame(opponent);
-        let mut quiet = Batch::new(self.quiet.1);
-        let mut best = Best::default();
         let mut any_move = false;
         for from in points(mover) {
             let targets = if self.flies { empty } else { empty & board.adjacent(from) };
@@ -310,27 +351,54 @@ impl<'a> MovingCheck<'a> {
                 any_move = true;
                 let own = mover ^ (1 << from) ^ (1 << to);
                 if !board.closes_mill(own, to) {
-                    quiet.add(quiet_slot(&frame, own), &mut best);
+                    g.quiet.add(quiet_slot(&frame, own), &mut g.best);
                     continue;
                 }
-                let Some((index, cells)) = &self.captures else {
+                let Some((index, _)) = &self.captures else {
                     // The opponent is left with two stones: a win in 1,
                     // and nothing is faster.
-                    return Cell::from(Value::Win(1)).0 as u32;
+                    g.known = Some(Cell::from(Value::Win(1)).0 as u32);
+                    return;
                 };
-                let mut captured = Batch::new(cells);
                 for r in points(removable) {
-                    captured.add(index.rank(opponent ^ (1 << r), own), &mut best);
+                    g.captures.add(index.rank(opponent ^ (1 << r), own), &mut g.best);
                 }
-                captured.flush(&mut best);
             }
         }
-        quiet.flush(&mut best);
         if !any_move {
             let full = mover | opponent == board.all();
-            return if full && self.v.full_board_draw() { Cell::DRAW.0 as u32 } else { Cell::from(Value::Loss(0)).0 as u32 };
+            let cell = if full && self.v.full_board_draw() { Cell::DRAW } else { Cell::from(Value::Loss(0)) };
+            g.known = Some(cell.0 as u32);
         }
-        best.cell()
+    }
+}
+
+/// One state's successors between `gather` and `resolve`.
+struct Gathered<'c> {
+    best: Best,
+    quiet: Batch<'c>,
+    captures: Batch<'c>,
+    /// The state's cell when the rules decide it without successors.
+    known: Option<u32>,
+}
+
+impl Gathered<'_> {
+    fn clear(&mut self) {
+        self.best = Best::default();
+        self.quiet.len = 0;
+        self.captures.len = 0;
+        self.known = None;
+    }
+
+    /// Reads the gathered cells: the state's recomputed cell.
+    #[inline]
+    fn resolve(&mut self) -> u32 {
+        if let Some(cell) = self.known {
+            return cell;
+        }
+        self.quiet.flush(&mut self.best);
+        self.captures.flush(&mut self.best);
+        self.best.cell()
     }
 }
 
