@@ -430,30 +430,6 @@ impl FreePoints {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn colex_round_trips() {
-        for k in 0..=5 {
-            for_each_subset(10, k, |rank, set| {
-                assert_eq!(colex_rank(set), rank);
-                assert_eq!(colex_unrank(rank, k), set);
-            });
-        }
-    }
-
-    #[test]
-    fn sector_names_round_trip() {
-        for s in ["9-8", "3-3", "4-3-5-5", "0-0-9-9"] {
-            assert_eq!(s.parse::<Sector>().unwrap().to_string(), s);
-        }
-        assert!("9".parse::<Sector>().is_err());
-        assert!("a-b".parse::<Sector>().is_err());
-    }
-}
-
 /// The slots of the positions of one sector whose mover holds the same
 /// stones. Every quiet move of a state (mover `M`, opponent `O`) leads to
 /// a state whose mover is `O`, so the forward check canonicalises `O`
@@ -491,5 +467,29 @@ impl MoverFrame<'_> {
     #[inline]
     pub fn rank(&self, opponent: Bits) -> u64 {
         self.base + compact_rank(self.ix.min_image(opponent, self.which), self.free)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colex_round_trips() {
+        for k in 0..=5 {
+            for_each_subset(10, k, |rank, set| {
+                assert_eq!(colex_rank(set), rank);
+                assert_eq!(colex_unrank(rank, k), set);
+            });
+        }
+    }
+
+    #[test]
+    fn sector_names_round_trip() {
+        for s in ["9-8", "3-3", "4-3-5-5", "0-0-9-9"] {
+            assert_eq!(s.parse::<Sector>().unwrap().to_string(), s);
+        }
+        assert!("9".parse::<Sector>().is_err());
+        assert!("a-b".parse::<Sector>().is_err());
     }
 }

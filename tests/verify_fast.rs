@@ -23,7 +23,7 @@ fn arbitrary_cells(slots: u64, seed: u64) -> Vec<u16> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % 5 == 0 {
+            if x.is_multiple_of(5) {
                 0
             } else {
                 1 + (x >> 8) as u16 % 50
