@@ -9,6 +9,11 @@
 #                                    pairs {3,3}..{5,5}, {6,4}, {7,3}) on T threads
 #                                    (default 2), into a fresh temporary database
 #   scripts/bench.sh query           the queries only (see the end)
+#   scripts/bench.sh verify [N [T]]  the forward check against the solve: nine's moving
+#                                    phase up to N stones (default 10) solved, then
+#                                    verified, on T threads (default 2), into a fresh
+#                                    temporary database; per-sector states/s of verify,
+#                                    both totals and their ratio (part of `all`)
 #
 # The solver prints, per pair and in total: wall time, states per second,
 # predecessor edges per second (both over the pair's wall time), the levels
@@ -22,10 +27,10 @@ cd "$(dirname "$0")/.."
 
 what=all
 case "${1:-}" in
-    index | solve | query) what=$1; shift ;;
+    index | solve | query | verify) what=$1; shift ;;
     "") ;;
     -*) what=index ;; # The index benchmark's own options.
-    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]]]" >&2; exit 2 ;;
 esac
 
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
@@ -47,7 +52,7 @@ solve() {
     cargo build --release --quiet --bin morris
     local morris="$target/release/morris"
     bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-bench.XXXXXX")
-    trap 'rm -rf "$bench_db"' EXIT
+    trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
     local db=$bench_db
     echo "== solver: nine up to $stones stones, $threads threads, fresh database $db"
     local phase
@@ -89,14 +94,52 @@ query() {
     "$target/release/examples/bench_probe" --morris "$target/release/morris" ${PROBE_ARGS:-}
 }
 
+# Verify against solve on the same database. Times come from the process
+# itself (wall, and user + system CPU when /usr/bin/time is installed);
+# the ratio is the figure to compare across versions and machines.
+verify() {
+    local stones=${1:-10} threads=${2:-2}
+    cargo build --release --quiet --bin morris
+    local morris="$target/release/morris"
+    verify_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-verify.XXXXXX")
+    trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
+    echo "== verify against solve: nine's moving phase up to $stones stones, $threads threads, fresh database $verify_db"
+    local solve_times="$verify_db/solve.time" verify_times="$verify_db/verify.time"
+    timed "$solve_times" "$morris" solve --phase moving --variant nine --max-stones "$stones" --threads "$threads" --db "$verify_db" | tail -2
+    timed "$verify_times" "$morris" verify --variant nine --threads "$threads" --db "$verify_db"
+    echo
+    echo "solve:   $(cat "$solve_times")"
+    echo "verify:  $(cat "$verify_times")"
+    awk -v s="$(cat "$solve_times")" -v v="$(cat "$verify_times")" 'BEGIN {
+        split(s, a, " "); split(v, b, " ");
+        printf "verify / solve: %.2f wall", b[1] / a[1];
+        if (a[4] != "") printf ", %.2f CPU", (b[4] + b[7]) / (a[4] + a[7]);
+        print "" }'
+}
+
+# Runs a command and writes "WALL s wall [USER s user SYS s system]" to $1.
+timed() {
+    local out=$1; shift
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -o "$out" -f "%e s wall %U s user %S s system" "$@"
+    else
+        local t0=$(date +%s.%N)
+        "$@"
+        echo "$(echo "$(date +%s.%N) - $t0" | bc) s wall" > "$out"
+    fi
+}
+
 case $what in
     index) index "$@" ;;
     solve) solve "$@" ;;
     query) query ;;
+    verify) verify "$@" ;;
     all)
         index
         echo
         solve
+        echo
+        verify
         echo
         query
         ;;

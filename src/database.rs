@@ -138,6 +138,18 @@ impl Database {
         Ok(self.table(sector)?.read_all()?)
     }
 
+    /// Every cell of a sector, checked block by block, in memory backed by
+    /// huge pages where the system grants them: for readers that jump
+    /// around a large table, which would otherwise miss the TLB on nearly
+    /// every read.
+    pub fn load_cells_huge(&self, sector: Sector) -> Result<HugeCells, DbError> {
+        let table = self.table(sector)?;
+        let slots = table.info().slots as usize;
+        let mut cells = HugeCells::zeroed(slots).map_err(io_error(&self.table_path(sector), "allocate memory for the cells"))?;
+        table.read_all_into(&mut cells)?;
+        Ok(cells)
+    }
+
     /// Solves every moving-phase pair with at most `max_stones` stones on
     /// the board that has no tables yet, on `threads` threads.
     pub fn solve_moving(&self, max_stones: u32, threads: usize, progress: &dyn PairProgress) -> Result<SolveSummary, DbError> {
@@ -222,12 +234,12 @@ impl Database {
     }
 
     fn solve_pair(&self, pair: MovingPair, progress: &dyn Progress) -> Result<PairReport, DbError> {
-        let deps: Vec<(Sector, MmapMut)> = pair
+        let deps: Vec<(Sector, HugeCells)> = pair
             .dependencies()
             .into_iter()
             .map(|s| Ok((s, self.load_cells_huge(s)?)))
             .collect::<Result<_, DbError>>()?;
-        let solved: Vec<SolvedSector> = deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: plain_cells(c) }).collect();
+        let solved: Vec<SolvedSector> = deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: c }).collect();
         let mut maps = Vec::new();
         for sector in pair.sectors() {
             let slots = self.indexer.sector(sector).slots();
@@ -243,17 +255,6 @@ impl Database {
             self.write(*sector, counts.clone(), &plain_cells(map)[..slots])?;
         }
         Ok(report)
-    }
-
-    /// Every cell of a sector, in memory backed by huge pages: the solver
-    /// reads capture targets at random, and with 4 KiB pages nearly every
-    /// such read also misses the TLB.
-    fn load_cells_huge(&self, sector: Sector) -> Result<MmapMut, DbError> {
-        let table = self.table(sector)?;
-        let mut map = huge_cells(table.info().slots).map_err(io_error(&self.dir, "allocate memory for a table"))?;
-        let slots = table.info().slots as usize;
-        table.read_into(&mut plain_cells_mut(&mut map)[..slots])?;
-        Ok(map)
     }
 
     /// A zeroed working file of `slots` cells, mapped into memory.
@@ -330,5 +331,40 @@ pub struct Quiet;
 impl PairProgress for Quiet {
     fn phases(&self) -> &dyn Progress {
         &solve::Silent
+    }
+}
+
+/// Cells in an anonymous memory map that asks for transparent huge pages.
+pub struct HugeCells {
+    map: MmapMut,
+    len: usize,
+}
+
+impl HugeCells {
+    /// `len` zero cells.
+    pub fn zeroed(len: usize) -> std::io::Result<HugeCells> {
+        let map = MmapMut::map_anon((2 * len).max(1))?;
+        // Only a hint: without huge pages the cells are as correct, and
+        // reading them is slower.
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::HugePage);
+        Ok(HugeCells { map, len })
+    }
+}
+
+impl std::ops::Deref for HugeCells {
+    type Target = [u16];
+    fn deref(&self) -> &[u16] {
+        // Safety: an anonymous map is page-aligned, holds at least `2 * len`
+        // bytes, is zero-filled (a valid u16 anywhere) and private to this
+        // value, which the borrow keeps alive.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr() as *const u16, self.len) }
+    }
+}
+
+impl std::ops::DerefMut for HugeCells {
+    fn deref_mut(&mut self) -> &mut [u16] {
+        // Safety: as in `deref`, borrowed exclusively.
+        unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr() as *mut u16, self.len) }
     }
 }

@@ -569,19 +569,18 @@ impl<B: AsRef<[u8]>> Table<B> {
         let slots = usize::try_from(b.info.slots)
             .map_err(|_| b.corrupt(format!("{} slots do not fit in memory", b.info.slots)))?;
         let mut cells = vec![0; slots];
-        self.read_into(&mut cells)?;
+        self.read_all_into(&mut cells)?;
         Ok(cells)
     }
 
-    /// Reads and checks every block into `cells`, which must hold exactly
-    /// the table's slots.
-    pub fn read_into(&self, cells: &mut [u16]) -> Result<(), TableError> {
+    /// All cells into `out` (exactly as many as the table has slots),
+    /// every block checked; for callers that choose where the cells live.
+    pub fn read_all_into(&self, out: &mut [u16]) -> Result<(), TableError> {
         let (b, bytes) = (&self.blocks, self.bytes.as_ref());
-        if cells.len() as u64 != b.info.slots {
-            return Err(b.corrupt(format!("{} slots read into {} cells", b.info.slots, cells.len())));
+        if out.len() as u64 != b.info.slots {
+            return Err(b.corrupt(format!("{} slots read into room for {}", b.info.slots, out.len())));
         }
-        cells
-            .par_chunks_mut(b.block_cells as usize)
+        out.par_chunks_mut(b.block_cells as usize)
             .enumerate()
             .try_for_each(|(block, out)| b.decode(bytes, block, out))
     }

@@ -2,17 +2,38 @@
 //! the stored values of its successors and the end-of-game rules. It
 //! shares the move generator with the solver and nothing of its
 //! propagation.
+//!
+//! Two paths compute the same thing:
+//!
+//! - [`value_from_successors`], the obvious one: every legal move through
+//!   the generic [`for_each_move`] and [`play`], every successor ranked
+//!   from scratch. Placement sectors are checked this way, and the tests
+//!   hold the fast path to it state by state.
+//! - [`MovingCheck`], for the moving phase, where nearly all the states
+//!   are: moves generated on bitboards as the solver's `init` does, the
+//!   quiet successors (which all share one mover, the state's opponent)
+//!   ranked in a [`MoverFrame`] canonicalised once per state, and the
+//!   successors' cells prefetched in a batch before any is read.
+//!
+//! A [`Verifier`] walks the sectors in pair order and keeps the
+//! decompressed cells of every table a later sector still needs, so each
+//! table is read (and its checksums checked) once.
 
-use crate::database::{Database, DbError};
-use crate::index::Sector;
+use crate::database::{Database, DbError, HugeCells};
+use crate::index::{Indexer, MoverFrame, Sector, SectorIndex};
 use crate::position::State;
 use crate::rules::{for_each_move, play};
 use crate::solve::{add_counts, tally};
 use crate::table::Counts;
 use crate::value::{Cell, Value};
-use crate::variant::Variant;
+use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
 use std::collections::HashMap;
+
+/// Slots handled by one rayon task.
+const CHUNK: u64 = 1 << 14;
+/// Mismatching states kept per sector as examples.
+const EXAMPLES: usize = 5;
 
 /// The value of `state` from the values of its successors (`lookup`
 /// gives the value of any state that is not over).
@@ -51,14 +72,38 @@ pub struct SectorCheck {
     pub counts_agree: bool,
 }
 
+impl SectorCheck {
+    /// Notes one state's stored and recomputed values.
+    #[inline]
+    fn note(&mut self, counts: &mut Counts, slot: u64, stored: Value, expected: Value) {
+        tally(counts, stored);
+        self.states += 1;
+        if stored != expected {
+            self.mismatches += 1;
+            if self.examples.len() < EXAMPLES {
+                self.examples.push((slot, stored, expected));
+            }
+        }
+    }
+
+    fn merge((mut a, ca): (SectorCheck, Counts), (b, cb): (SectorCheck, Counts)) -> (SectorCheck, Counts) {
+        a.states += b.states;
+        a.mismatches += b.mismatches;
+        a.examples.extend(b.examples);
+        // Chunks come back in slot order, so these are the first ones.
+        a.examples.truncate(EXAMPLES);
+        (a, add_counts(ca, cb))
+    }
+}
+
 /// The sectors whose tables the forward check of `sector` reads: its own
 /// and those its moves lead to (a capture that ends the game needs none).
 fn sectors_to_read(sector: Sector) -> Vec<Sector> {
     let mut needed = vec![sector];
     if sector.is_moving() {
-        needed.push(Sector::moving(sector.opponent, sector.mover));
-        if sector.opponent > 3 {
-            needed.push(Sector::moving(sector.opponent - 1, sector.mover));
+        needed.push(partner(sector));
+        if let Some(target) = capture_target(sector) {
+            needed.push(target);
         }
     } else {
         needed.extend(crate::solve::placement::successor_sectors(sector));
@@ -66,20 +111,101 @@ fn sectors_to_read(sector: Sector) -> Vec<Sector> {
     needed
 }
 
+/// The other side of a moving-phase sector's pair.
+fn partner(sector: Sector) -> Sector {
+    Sector::moving(sector.opponent, sector.mover)
+}
+
+/// The sector a capture from a moving-phase sector leads to, unless the
+/// capture ends the game.
+fn capture_target(sector: Sector) -> Option<Sector> {
+    (sector.opponent > 3).then(|| Sector::moving(sector.opponent - 1, sector.mover))
+}
+
 /// Recomputes every canonical state of `sector` from its successors'
-/// stored values.
+/// stored values, reading the tables it needs.
 pub fn check_sector(db: &Database, sector: Sector) -> Result<SectorCheck, DbError> {
-    let v = db.variant();
-    let ix = db.indexer();
-    let table = db.table(sector)?;
-    table.verify()?;
-    let needed = sectors_to_read(sector);
-    let mut cells: HashMap<Sector, Vec<u16>> = HashMap::new();
-    for s in needed {
-        if let std::collections::hash_map::Entry::Vacant(e) = cells.entry(s) {
-            e.insert(db.load_cells(s)?);
-        }
+    let mut verifier = Verifier::new(db, &[sector]);
+    verifier.next().map(|(_, check)| check).expect("one sector to check")
+}
+
+/// Checks sectors in an order that lets each table be read once: the
+/// moving phase pair by pair (both sides, after the sectors their
+/// captures lead to), then the placement sectors. Each item is a sector
+/// with what its check found.
+pub struct Verifier<'a> {
+    db: &'a Database,
+    plan: Vec<Sector>,
+    next: usize,
+    /// Decompressed cells of the tables read so far that a sector still
+    /// to come needs.
+    loaded: HashMap<Sector, HugeCells>,
+}
+
+impl<'a> Verifier<'a> {
+    pub fn new(db: &'a Database, sectors: &[Sector]) -> Verifier<'a> {
+        let mut plan = sectors.to_vec();
+        // Moving sectors by pair (the order pairs are solved in), the side
+        // with more stones first; placement after, in the given order.
+        plan.sort_by_key(|s| match s.is_moving() {
+            true => (0, s.total_stones(), s.mover.max(s.opponent), s.opponent),
+            false => (1, 0, 0, 0),
+        });
+        Verifier { db, plan, next: 0, loaded: HashMap::new() }
     }
+
+    /// The sectors in the order they are checked.
+    pub fn plan(&self) -> &[Sector] {
+        &self.plan
+    }
+
+    /// The sector the next item is about.
+    pub fn peek(&self) -> Option<Sector> {
+        self.plan.get(self.next).copied()
+    }
+
+    fn check(&mut self, sector: Sector) -> Result<SectorCheck, DbError> {
+        for s in sectors_to_read(sector) {
+            if !self.loaded.contains_key(&s) {
+                self.loaded.insert(s, self.db.load_cells_huge(s)?);
+            }
+        }
+        let table = self.db.table(sector)?;
+        let v = self.db.variant();
+        let ix = self.db.indexer();
+        let cells = |s: Sector| &self.loaded[&s][..];
+        let (mut check, found) = if sector.is_moving() {
+            let fast = MovingCheck::new(v, ix, sector, cells(partner(sector)), capture_target(sector).map(cells));
+            fast.check_all(cells(sector))
+        } else {
+            check_generic(v, ix, sector, &self.loaded)
+        };
+        check.counts_agree = found == table.info().counts;
+        Ok(check)
+    }
+
+    /// Drops the cells no sector after the `next` first needs.
+    fn forget_used(&mut self) {
+        let ahead = &self.plan[self.next..];
+        self.loaded.retain(|s, _| ahead.iter().any(|&a| sectors_to_read(a).contains(s)));
+    }
+}
+
+impl Iterator for Verifier<'_> {
+    type Item = (Sector, Result<SectorCheck, DbError>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let sector = *self.plan.get(self.next)?;
+        let check = self.check(sector);
+        self.next += 1;
+        self.forget_used();
+        Some((sector, check))
+    }
+}
+
+/// The generic check of any sector: every state through
+/// [`value_from_successors`].
+fn check_generic(v: &Variant, ix: &Indexer, sector: Sector, cells: &HashMap<Sector, HugeCells>) -> (SectorCheck, Counts) {
     let lookup = |s: &State| {
         let sec = Sector::of(s);
         let table = cells.get(&sec).unwrap_or_else(|| panic!("successor in unexpected sector {sec}"));
@@ -87,40 +213,295 @@ pub fn check_sector(db: &Database, sector: Sector) -> Result<SectorCheck, DbErro
     };
     let index = ix.sector(sector);
     let own = &cells[&sector];
-    const CHUNK: u64 = 1 << 14;
-    let found = (0..index.slots().div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let mut check = SectorCheck { sector, ..Default::default() };
-            let mut counts = Counts::default();
-            let range = c * CHUNK..((c + 1) * CHUNK).min(index.slots());
-            index.for_each_in(range, |slot, mover, opponent| {
-                let state = State { mover, opponent, mover_hand: sector.mover_hand, opponent_hand: sector.opponent_hand };
-                let stored = Value::from(Cell(own[slot as usize]));
-                let expected = value_from_successors(v, &state, &lookup);
-                tally(&mut counts, stored);
-                check.states += 1;
-                if stored != expected {
-                    check.mismatches += 1;
-                    if check.examples.len() < 5 {
-                        check.examples.push((slot, stored, expected));
-                    }
-                }
-            });
-            (check, counts)
-        })
-        .reduce(
-            || (SectorCheck { sector, ..Default::default() }, Counts::default()),
-            |(mut a, ca), (b, cb)| {
-                a.states += b.states;
-                a.mismatches += b.mismatches;
-                a.examples.extend(b.examples);
-                a.examples.truncate(5);
-                (a, add_counts(ca, cb))
-            },
-        );
-    let (mut check, counts) = found;
-    check.counts_agree = counts == table.info().counts;
-    Ok(check)
+    for_each_chunk(&index, sector, |check, counts, slot, mover, opponent| {
+        let state = State { mover, opponent, mover_hand: sector.mover_hand, opponent_hand: sector.opponent_hand };
+        let stored = Value::from(Cell(own[slot as usize]));
+        check.note(counts, slot, stored, value_from_successors(v, &state, &lookup));
+    })
 }
 
+/// Runs `f` on every canonical state of `index`, chunks in parallel.
+fn for_each_chunk(
+    index: &SectorIndex,
+    sector: Sector,
+    f: impl Fn(&mut SectorCheck, &mut Counts, u64, Bits, Bits) + Sync,
+) -> (SectorCheck, Counts) {
+    let empty = || (SectorCheck { sector, ..Default::default() }, Counts::default());
+    (0..index.slots().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let (mut check, mut counts) = empty();
+            let range = c * CHUNK..((c + 1) * CHUNK).min(index.slots());
+            index.for_each_in(range, |slot, mover, opponent| f(&mut check, &mut counts, slot, mover, opponent));
+            (check, counts)
+        })
+        .reduce(empty, SectorCheck::merge)
+}
+
+/// The forward check of one moving-phase sector on bitboards, given the
+/// cells of the sectors its moves lead to.
+pub struct MovingCheck<'a> {
+    v: &'a Variant,
+    sector: Sector,
+    index: SectorIndex<'a>,
+    flies: bool,
+    /// The partner sector, where quiet moves lead.
+    quiet: (SectorIndex<'a>, &'a [u16]),
+    /// Where captures lead; `None` when every capture ends the game.
+    captures: Option<(SectorIndex<'a>, &'a [u16])>,
+}
+
+impl<'a> MovingCheck<'a> {
+    /// The check of `sector` given the cells of its partner and, unless
+    /// its captures end the game, of the sector captures lead to.
+    pub fn new(v: &'a Variant, ix: &'a Indexer, sector: Sector, partner_cells: &'a [u16], capture_cells: Option<&'a [u16]>) -> Self {
+        assert!(sector.is_moving() && sector.mover >= 3 && sector.opponent >= 3, "{sector} is not a moving-phase sector");
+        let with_cells = |s: Sector, cells: &'a [u16]| {
+            let index = ix.sector(s);
+            assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
+            (index, cells)
+        };
+        let captures = match (capture_target(sector), capture_cells) {
+            (Some(target), Some(cells)) => Some(with_cells(target, cells)),
+            (None, None) => None,
+            _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
+        };
+        MovingCheck {
+            v,
+            sector,
+            index: ix.sector(sector),
+            flies: v.flies(sector.mover as u32, 0),
+            quiet: with_cells(partner(sector), partner_cells),
+            captures,
+        }
+    }
+
+    /// Checks every canonical state of the sector against `own`, its
+    /// stored cells; returns what it found and the counts of `own`.
+    ///
+    /// Two states are in flight: the successors of one are ranked and
+    /// their cells prefetched while those of the one before, asked for a
+    /// state earlier, are read. The reads then mostly find their lines in
+    /// the cache instead of waiting on memory one state at a time.
+    pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
+        assert_eq!(own.len() as u64, self.index.slots(), "cells of {}", self.sector);
+        let empty = || (SectorCheck { sector: self.sector, ..Default::default() }, Counts::default());
+        let slots = self.index.slots();
+        (0..slots.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let (mut check, mut counts) = empty();
+                let mut judge = |slot: u64, found: u32| {
+                    let stored = own[slot as usize];
+                    if stored as u32 == found {
+                        tally(&mut counts, Value::from(Cell(stored)));
+                        check.states += 1;
+                    } else {
+                        check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
+                    }
+                };
+                let mut flight = [self.gathered(), self.gathered()];
+                let mut previous: Option<u64> = None;
+                let range = c * CHUNK..((c + 1) * CHUNK).min(slots);
+                self.index.for_each_in(range, |slot, mover, opponent| {
+                    let [now, before] = &mut flight;
+                    self.gather(mover, opponent, now);
+                    if let Some(p) = previous {
+                        judge(p, before.resolve());
+                    }
+                    previous = Some(slot);
+                    flight.swap(0, 1);
+                });
+                if let Some(p) = previous {
+                    judge(p, flight[1].resolve());
+                }
+                (check, counts)
+            })
+            .reduce(empty, SectorCheck::merge)
+    }
+
+    /// The cell the successors of the state (`mover`, `opponent`) give it,
+    /// wider than a cell so a depth past the deepest a cell holds shows as
+    /// a mismatch rather than wrapping.
+    pub fn expected(&self, mover: Bits, opponent: Bits) -> u32 {
+        let mut g = self.gathered();
+        self.gather(mover, opponent, &mut g);
+        g.resolve()
+    }
+
+    fn gathered(&self) -> Gathered<'a> {
+        let captures = self.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
+        Gathered { best: Best::default(), quiet: Batch::new(self.quiet.1), captures: Batch::new(captures), known: None }
+    }
+
+    /// Ranks the successors of the state (`mover`, `opponent`) into `g`
+    /// and asks for their cells; the state's value is then known without
+    /// reads when the game ends.
+    #[inline]
+    fn gather(&self, mover: Bits, opponent: Bits, g: &mut Gathered) {
+        g.clear();
+        let board = self.v.board();
+        let empty = board.all() & !(mover | opponent);
+        let removable = board.removable(opponent);
+        let frame = self.quiet.0.frame(opponent);
+        let mut any_move = false;
+        for from in points(mover) {
+            let targets = if self.flies { empty } else { empty & board.adjacent(from) };
+            for to in points(targets) {
+                any_move = true;
+                let own = mover ^ (1 << from) ^ (1 << to);
+                if !board.closes_mill(own, to) {
+                    g.quiet.add(quiet_slot(&frame, own), &mut g.best);
+                    continue;
+                }
+                let Some((index, _)) = &self.captures else {
+                    // The opponent is left with two stones: a win in 1,
+                    // and nothing is faster.
+                    g.known = Some(Cell::from(Value::Win(1)).0 as u32);
+                    return;
+                };
+                for r in points(removable) {
+                    g.captures.add(index.rank(opponent ^ (1 << r), own), &mut g.best);
+                }
+            }
+        }
+        if !any_move {
+            let full = mover | opponent == board.all();
+            let cell = if full && self.v.full_board_draw() { Cell::DRAW } else { Cell::from(Value::Loss(0)) };
+            g.known = Some(cell.0 as u32);
+        }
+    }
+}
+
+/// One state's successors between `gather` and `resolve`.
+struct Gathered<'c> {
+    best: Best,
+    quiet: Batch<'c>,
+    captures: Batch<'c>,
+    /// The state's cell when the rules decide it without successors.
+    known: Option<u32>,
+}
+
+impl Gathered<'_> {
+    fn clear(&mut self) {
+        self.best = Best::default();
+        self.quiet.len = 0;
+        self.captures.len = 0;
+        self.known = None;
+    }
+
+    /// Reads the gathered cells: the state's recomputed cell.
+    #[inline]
+    fn resolve(&mut self) -> u32 {
+        if let Some(cell) = self.known {
+            return cell;
+        }
+        self.quiet.flush(&mut self.best);
+        self.captures.flush(&mut self.best);
+        self.best.cell()
+    }
+}
+
+/// The slot of a quiet successor whose opponent (the stones that moved)
+/// is `own`.
+#[inline(always)]
+fn quiet_slot(frame: &MoverFrame, own: Bits) -> u64 {
+    frame.rank(own)
+}
+
+/// The value of a recomputed cell, for the report.
+fn value_of_cell(cell: u32) -> Value {
+    match u16::try_from(cell) {
+        Ok(c) => Value::from(Cell(c)),
+        // Only a depth one past the deepest a cell holds gets here.
+        Err(_) => Value::from(Cell(u16::MAX)),
+    }
+}
+
+/// The best of a state's successors so far, in cells: a successor's odd
+/// cell `c` is its loss at depth `c - 1`, so a win at `c` for the state; an
+/// even one its win, so a loss at `c`; zero a draw.
+struct Best {
+    fastest_win: u32,
+    deepest_loss: u32,
+    can_draw: bool,
+}
+
+impl Default for Best {
+    fn default() -> Best {
+        Best { fastest_win: u32::MAX, deepest_loss: 0, can_draw: false }
+    }
+}
+
+impl Best {
+    /// Takes one successor's cell into account, without branches on its
+    /// value, so a batch of reads is not held up by mispredictions.
+    #[inline(always)]
+    fn add(&mut self, c: u32) {
+        let odd = c & 1 == 1;
+        self.fastest_win = self.fastest_win.min(if odd { c } else { u32::MAX });
+        self.deepest_loss = self.deepest_loss.max(if odd { 0 } else { c });
+        self.can_draw |= c == 0;
+    }
+
+    /// The state's cell, once there was at least one successor: the
+    /// fastest win, else a draw, else the slowest loss, each one ply
+    /// further from the end than its successor.
+    #[inline]
+    fn cell(&self) -> u32 {
+        if self.fastest_win != u32::MAX {
+            self.fastest_win + 1
+        } else if self.can_draw {
+            0
+        } else {
+            self.deepest_loss + 1
+        }
+    }
+}
+
+/// Slots of successors in one table, gathered and prefetched, then read
+/// together so the scattered reads overlap instead of waiting in turn.
+struct Batch<'c> {
+    cells: &'c [u16],
+    slots: [u64; BATCH],
+    len: usize,
+}
+
+/// Successors read together: more than a state's quiet moves (at most 80,
+/// four stones flying to twenty points).
+const BATCH: usize = 96;
+
+impl<'c> Batch<'c> {
+    #[inline(always)]
+    fn new(cells: &'c [u16]) -> Batch<'c> {
+        Batch { cells, slots: [0; BATCH], len: 0 }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, slot: u64, best: &mut Best) {
+        if self.len == BATCH {
+            self.flush(best);
+        }
+        prefetch(&self.cells[slot as usize]);
+        self.slots[self.len] = slot;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn flush(&mut self, best: &mut Best) {
+        for &slot in &self.slots[..self.len] {
+            best.add(self.cells[slot as usize] as u32);
+        }
+        self.len = 0;
+    }
+}
+
+/// Hints the CPU to fetch the cache line of `cell`.
+#[inline(always)]
+fn prefetch(cell: &u16) {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: a prefetch is only a hint; any address is allowed.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(cell as *const u16 as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+}

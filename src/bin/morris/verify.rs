@@ -1,12 +1,12 @@
 //! `morris verify`: every table's checksums, then the independent forward
 //! check of every stored value; a non-zero exit when anything is wrong.
 
-use crate::{describe, solve::threads, stats::sectors_in};
+use crate::{describe, solve::threads, stats::sectors_in, units};
 use anyhow::{anyhow, bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use morris::database::Database;
 use morris::position::{Color, Position, State};
-use morris::verify::{check_sector, SectorCheck};
+use morris::verify::{SectorCheck, Verifier};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -28,13 +28,17 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         present.len(),
         db.dir().display()
     )?;
-    writeln!(out, "{:<8} {:>12} {:>11}  {:<14} {:>9}", "sector", "states", "mismatches", "header counts", "time")?;
+    writeln!(
+        out,
+        "{:<8} {:>12} {:>11}  {:<14} {:>9} {:>12}",
+        "sector", "states", "mismatches", "header counts", "time", "states/s"
+    )?;
     out.flush()?;
 
-    let states: Vec<u64> = present.iter().map(|&s| db.indexer().sector(s).canonical_states()).collect();
+    let states = |s| db.indexer().sector(s).canonical_states();
     // Drawn on stderr when it is a terminal, hidden otherwise; it moves
     // sector by sector, weighted by states.
-    let bar = ProgressBar::new(states.iter().sum::<u64>().max(1));
+    let bar = ProgressBar::new(present.iter().map(|&s| states(s)).sum::<u64>().max(1));
     bar.set_style(
         ProgressStyle::with_template("{msg:<20} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})")
             .expect("the template is valid")
@@ -44,11 +48,14 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
 
     let start = Instant::now();
     let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, Vec::new());
-    for (&sector, &n) in present.iter().zip(&states) {
+    // Pair by pair, each table read once (see `Verifier`).
+    let mut verifier = Verifier::new(db, &present);
+    while let Some(sector) = verifier.peek() {
         bar.set_message(format!("checking {sector}"));
         let t = Instant::now();
-        let result = pool.install(|| check_sector(db, sector));
-        let time = format!("{:.2} s", t.elapsed().as_secs_f64());
+        let (_, result) = pool.install(|| verifier.next()).expect("a sector is left");
+        let secs = t.elapsed().as_secs_f64();
+        let time = format!("{secs:.2} s");
         let lines = match result {
             Ok(check) => {
                 checked += check.states;
@@ -58,11 +65,12 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
                 }
                 let agree = if check.counts_agree { "agree" } else { "DISAGREE" };
                 let mut lines = vec![format!(
-                    "{:<8} {:>12} {:>11}  {:<14} {time:>9}",
+                    "{:<8} {:>12} {:>11}  {:<14} {time:>9} {:>12}",
                     sector.to_string(),
                     check.states,
                     check.mismatches,
-                    agree
+                    agree,
+                    units::rate(check.states as f64 / secs.max(1e-9))
                 )];
                 lines.extend(examples(db, &check));
                 lines
@@ -73,7 +81,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
             }
         };
         bar.suspend(|| lines.iter().try_for_each(|l| writeln!(out, "{l}")).and_then(|()| out.flush()))?;
-        bar.inc(n);
+        bar.inc(states(sector));
     }
     bar.finish_and_clear();
 
