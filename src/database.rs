@@ -325,7 +325,7 @@ impl Database {
                 return Err(DbError::Interrupted(format!("stopped before pair {pair}")));
             }
             progress.begin_pair(&pair.to_string(), i + 1, pairs.len());
-            let report = pool.install(|| self.solve_pair(*pair, progress))?;
+            let report = self.solve_pair(*pair, &pool, progress)?;
             progress.end_pair(&pair.to_string(), &report);
             summary.solved.push((*pair, report));
         }
@@ -427,15 +427,15 @@ impl Database {
             .sum()
     }
 
-    fn solve_pair(&self, pair: MovingPair, progress: &dyn PairProgress) -> Result<PairReport, DbError> {
+    /// Solves one pair in `pool`. Notes go out from the calling thread
+    /// only: a progress may print, and the caller may hold stdout.
+    fn solve_pair(&self, pair: MovingPair, pool: &rayon::ThreadPool, progress: &dyn PairProgress) -> Result<PairReport, DbError> {
         let sectors = pair.sectors();
         let needed = self.pair_bytes(&sectors);
         self.check_space(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed)?;
-        let deps: Vec<(Sector, Vec<u16>)> = pair
-            .dependencies()
-            .into_iter()
-            .map(|s| Ok((s, self.load_cells(s)?)))
-            .collect::<Result<_, DbError>>()?;
+        let deps: Vec<(Sector, Vec<u16>)> = pool.install(|| {
+            pair.dependencies().into_iter().map(|s| Ok((s, self.load_cells(s)?))).collect::<Result<_, DbError>>()
+        })?;
         let solved: Vec<SolvedSector> = deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: c }).collect();
         let mut maps = sectors.iter().map(|&s| self.working_memory(s)).collect::<Result<Vec<_>, _>>()?;
         let resume = self.load_checkpoint(pair, &mut maps, progress)?;
@@ -456,7 +456,8 @@ impl Database {
             error: Mutex::new(None),
             needed,
         };
-        let result = solve::solve_pair(&self.variant, &self.indexer, &sides, &solved, &hooks, resume.as_ref());
+        let result =
+            pool.install(|| solve::solve_pair(&self.variant, &self.indexer, &sides, &solved, &hooks, resume.as_ref()));
         let report = match result {
             Ok(report) => report,
             Err(SolveError::Interrupted(_)) => return Err(hooks.interrupted(pair)),
@@ -464,7 +465,7 @@ impl Database {
         };
         drop(sides);
         for ((sector, map), (_, counts)) in sectors.iter().zip(&maps).zip(&report.counts) {
-            self.write(*sector, counts.clone(), &plain_cells(map)[..slots(*sector)])
+            pool.install(|| self.write(*sector, counts.clone(), &plain_cells(map)[..slots(*sector)]))
                 .map_err(|e| self.no_space_or(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed, e))?;
         }
         // Only now that both tables are in place is the checkpoint useless.
