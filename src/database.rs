@@ -18,7 +18,7 @@ pub mod space;
 
 use crate::index::{Indexer, Sector, INDEX_VERSION};
 use crate::position::State;
-use crate::sectors::{moving_sectors, placement_sectors};
+use crate::sectors::placement_sectors;
 use crate::solve::moving::chunk_count;
 use crate::solve::placement;
 use crate::solve::{
@@ -132,13 +132,14 @@ impl Database {
         self.dir.join(format!("{}-{}.work", self.variant.name(), sector))
     }
 
-    /// Where the checkpoint of one side of a pair lives.
-    pub fn checkpoint_path(&self, sector: Sector) -> PathBuf {
-        self.dir.join(format!("{}-{}.ckpt", self.variant.name(), sector))
+    /// Where the checkpoint of a pair (both sides) lives: named after the
+    /// pair's first sector.
+    pub fn checkpoint_path(&self, pair: MovingPair) -> PathBuf {
+        self.dir.join(format!("{}-{}.ckpt", self.variant.name(), pair.sectors()[0]))
     }
 
-    fn checkpoint_tmp(&self, sector: Sector) -> PathBuf {
-        self.dir.join(format!("{}-{}.ckpt.tmp", self.variant.name(), sector))
+    fn checkpoint_tmp(&self, pair: MovingPair) -> PathBuf {
+        self.dir.join(format!("{}-{}.ckpt.tmp", self.variant.name(), pair.sectors()[0]))
     }
 
     /// The table of `sector`, opened once and kept.
@@ -262,24 +263,28 @@ impl Database {
         Ok(notes)
     }
 
-    /// The depth of the checkpoint of `sector` (as its file names it) at
-    /// `path`, or why it cannot be used under these rules.
+    /// The depth of the checkpoint at `path` of the pair whose first
+    /// sector is `sector` (as the file's name says), or why it cannot be
+    /// used under these rules.
     fn foreign_checkpoint(&self, sector: &str, path: &Path) -> Result<u16, String> {
-        let sector = moving_sectors(&self.variant)
+        let pair = moving_pairs(&self.variant, u32::MAX)
             .into_iter()
-            .find(|s| s.to_string() == sector)
-            .ok_or_else(|| format!("of {sector}, not a moving-phase sector of {}", self.variant.name()))?;
+            .find(|p| p.sectors()[0].to_string() == sector)
+            .ok_or_else(|| format!("named after {sector}, not the first sector of a pair of {}", self.variant.name()))?;
         let (header, _) = checkpoint::read_header(path).map_err(|e| format!("that cannot be read ({e})"))?;
-        match header.mismatch(&self.checkpoint_header(sector, 0)) {
+        match header.mismatch(&self.checkpoint_header(pair, 0)) {
             Some(why) => Err(why),
             None => Ok(header.depth),
         }
     }
 
-    /// The header a checkpoint of `sector` at `depth` has under these rules.
-    fn checkpoint_header(&self, sector: Sector, depth: u16) -> checkpoint::Header {
-        let slots = self.indexer.sector(sector).slots();
-        checkpoint::Header::new(self.variant.rules_key(), sector.to_string(), INDEX_VERSION, slots, chunk_count(slots), depth)
+    /// The header a checkpoint of `pair` at `depth` has under these rules.
+    fn checkpoint_header(&self, pair: MovingPair, depth: u16) -> checkpoint::Header {
+        let sectors = pair.sectors();
+        let slots: Vec<u64> = sectors.iter().map(|&s| self.indexer.sector(s).slots()).collect();
+        let chunks = slots.iter().map(|&s| chunk_count(s)).collect();
+        let names = sectors.iter().map(|s| s.to_string()).collect();
+        checkpoint::Header::new(self.variant.rules_key(), names, INDEX_VERSION, slots, chunks, depth)
     }
 
     /// Fails unless the file system of the directory has `needed` bytes
@@ -412,26 +417,24 @@ impl Database {
     }
 
     /// The bytes a pair needs on disk: its tables (a safe bound) and, with
-    /// checkpoints, two of them per side (the one kept and the one being
-    /// written), less the checkpoints already there.
-    fn pair_bytes(&self, sectors: &[Sector]) -> u64 {
-        sectors
-            .iter()
-            .map(|&s| {
-                let slots = self.indexer.sector(s).slots();
-                let ckpt = checkpoint::file_bytes(slots, chunk_count(slots));
-                let present = fs::metadata(self.checkpoint_path(s)).map(|m| m.len()).unwrap_or(0);
-                let checkpoints = if self.checkpoint_every.is_some() { (2 * ckpt).saturating_sub(present) } else { 0 };
-                max_table_bytes(slots) + checkpoints
-            })
-            .sum()
+    /// checkpoints, two of them (the one kept and the one being written),
+    /// less the checkpoint already there.
+    fn pair_bytes(&self, pair: MovingPair) -> u64 {
+        let header = self.checkpoint_header(pair, 0);
+        let tables: u64 = header.slots.iter().map(|&s| max_table_bytes(s)).sum();
+        if self.checkpoint_every.is_none() {
+            return tables;
+        }
+        let ckpt = checkpoint::file_bytes(&header.slots, &header.chunks);
+        let present = fs::metadata(self.checkpoint_path(pair)).map(|m| m.len()).unwrap_or(0);
+        tables + (2 * ckpt).saturating_sub(present)
     }
 
     /// Solves one pair in `pool`. Notes go out from the calling thread
     /// only: a progress may print, and the caller may hold stdout.
     fn solve_pair(&self, pair: MovingPair, pool: &rayon::ThreadPool, progress: &dyn PairProgress) -> Result<PairReport, DbError> {
         let sectors = pair.sectors();
-        let needed = self.pair_bytes(&sectors);
+        let needed = self.pair_bytes(pair);
         self.check_space(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed)?;
         let deps: Vec<(Sector, Vec<u16>)> = pool.install(|| {
             pair.dependencies().into_iter().map(|s| Ok((s, self.load_cells(s)?))).collect::<Result<_, DbError>>()
@@ -448,7 +451,7 @@ impl Database {
         let hooks = Checkpoints {
             inner: progress.phases(),
             db: self,
-            sectors: &sectors,
+            pair,
             cells: sectors.iter().zip(&maps).map(|(&s, m)| &m[..2 * slots(s)]).collect(),
             every: self.checkpoint_every,
             last: Mutex::new(Instant::now()),
@@ -469,11 +472,9 @@ impl Database {
                 .map_err(|e| self.no_space_or(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed, e))?;
         }
         // Only now that both tables are in place is the checkpoint useless.
-        for &sector in &sectors {
-            let path = self.checkpoint_path(sector);
-            if path.exists() {
-                fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
-            }
+        let path = self.checkpoint_path(pair);
+        if path.exists() {
+            fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
         }
         Ok(report)
     }
@@ -492,65 +493,46 @@ impl Database {
         Ok(map)
     }
 
-    /// The resume point of `pair` from its checkpoint files, with the
-    /// cells read into `maps`, when both sides have a usable one;
-    /// checkpoints that cannot be used are removed, saying why.
+    /// The resume point of `pair` from its checkpoint, with the cells
+    /// read into `maps`, when it has a usable one; a checkpoint that
+    /// cannot be used is removed, saying why.
     fn load_checkpoint(&self, pair: MovingPair, maps: &mut [MmapMut], progress: &dyn PairProgress) -> Result<Option<ResumePoint>, DbError> {
-        let sectors = pair.sectors();
-        let paths: Vec<PathBuf> = sectors.iter().map(|&s| self.checkpoint_path(s)).collect();
-        if !paths.iter().any(|p| p.exists()) {
+        let path = self.checkpoint_path(pair);
+        if !path.exists() {
             return Ok(None);
         }
-        match self.read_checkpoints(&sectors, &paths, maps) {
+        match self.read_checkpoint(pair, &path, maps) {
             Ok(point) => {
                 progress.note(&format!("pair {pair}: resuming from its checkpoint at depth {}", point.depth));
                 Ok(Some(point))
             }
             Err(why) => {
-                for path in paths.iter().filter(|p| p.exists()) {
-                    fs::remove_file(path).map_err(io_error(path, "remove the checkpoint"))?;
-                }
+                fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
                 progress.note(&format!("pair {pair}: removed its checkpoint ({why}); the pair starts from its beginning"));
                 Ok(None)
             }
         }
     }
 
-    fn read_checkpoints(&self, sectors: &[Sector], paths: &[PathBuf], maps: &mut [MmapMut]) -> Result<ResumePoint, String> {
-        let mut point = ResumePoint::default();
-        for ((&sector, path), map) in sectors.iter().zip(paths).zip(maps) {
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let (header, input) = checkpoint::read_header(path).map_err(|e| format!("{name}: {e}"))?;
-            if let Some(why) = header.mismatch(&self.checkpoint_header(sector, 0)) {
-                return Err(format!("{name}: {why}"));
-            }
-            if !point.sides.is_empty() && header.depth != point.depth {
-                return Err(format!("{name} is at depth {}, its partner at {}", header.depth, point.depth));
-            }
-            point.depth = header.depth;
-            let bytes = 2 * header.slots as usize;
-            let marks = checkpoint::read_body(&header, input, &mut map[..bytes]).map_err(|e| format!("{name}: {e}"))?;
-            point.sides.push(marks);
+    fn read_checkpoint(&self, pair: MovingPair, path: &Path, maps: &mut [MmapMut]) -> Result<ResumePoint, String> {
+        let (header, input) = checkpoint::read_header(path).map_err(|e| e.to_string())?;
+        if let Some(why) = header.mismatch(&self.checkpoint_header(pair, 0)) {
+            return Err(why);
         }
-        Ok(point)
+        let mut cells: Vec<&mut [u8]> = maps.iter_mut().zip(&header.slots).map(|(m, &s)| &mut m[..2 * s as usize]).collect();
+        let sides = checkpoint::read_body(&header, input, &mut cells).map_err(|e| e.to_string())?;
+        Ok(ResumePoint { depth: header.depth, sides })
     }
 
-    /// Writes the checkpoint of every side of a pair: each to `.tmp`, then
-    /// all renamed, then the directory synced. A kill between two renames
-    /// leaves sides of different depths, which are not used.
-    fn write_checkpoint(&self, sectors: &[Sector], cells: &[&[u8]], point: &ResumePoint) -> Result<(), DbError> {
-        for ((&sector, bytes), marks) in sectors.iter().zip(cells).zip(&point.sides) {
-            let tmp = self.checkpoint_tmp(sector);
-            let header = self.checkpoint_header(sector, point.depth);
-            if let Err(source) = checkpoint::write(&tmp, header, bytes, marks) {
-                let _ = fs::remove_file(&tmp);
-                return Err(DbError::Io { path: tmp, op: "write the checkpoint", source });
-            }
+    /// Writes the checkpoint of a pair: to `.tmp`, then renamed, then the
+    /// directory synced.
+    fn write_checkpoint(&self, pair: MovingPair, cells: &[&[u8]], point: &ResumePoint) -> Result<(), DbError> {
+        let (tmp, path) = (self.checkpoint_tmp(pair), self.checkpoint_path(pair));
+        if let Err(source) = checkpoint::write(&tmp, self.checkpoint_header(pair, point.depth), cells, &point.sides) {
+            let _ = fs::remove_file(&tmp);
+            return Err(DbError::Io { path: tmp, op: "write the checkpoint", source });
         }
-        for &sector in sectors {
-            let (tmp, path) = (self.checkpoint_tmp(sector), self.checkpoint_path(sector));
-            fs::rename(&tmp, &path).map_err(io_error(&path, "rename the checkpoint into place"))?;
-        }
+        fs::rename(&tmp, &path).map_err(io_error(&path, "rename the checkpoint into place"))?;
         fs::File::open(&self.dir).and_then(|d| d.sync_all()).map_err(io_error(&self.dir, "sync the directory"))
     }
 
@@ -582,7 +564,7 @@ impl Database {
 struct Checkpoints<'a> {
     inner: &'a dyn Progress,
     db: &'a Database,
-    sectors: &'a [Sector],
+    pair: MovingPair,
     /// The working cells of each side, as bytes.
     cells: Vec<&'a [u8]>,
     every: Option<Duration>,
@@ -627,7 +609,7 @@ impl Progress for Checkpoints<'_> {
     }
 
     fn checkpoint(&self, point: &ResumePoint) -> bool {
-        match self.db.write_checkpoint(self.sectors, &self.cells, point) {
+        match self.db.write_checkpoint(self.pair, &self.cells, point) {
             Ok(()) => {
                 *self.saved.lock().unwrap() = Some(point.depth);
                 *self.last.lock().unwrap() = Instant::now();

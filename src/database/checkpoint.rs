@@ -1,11 +1,14 @@
-//! Checkpoints inside a pair: `<variant>-<sector>.ckpt`, one per side,
-//! holding the working cells at a level boundary of `propagate` together
-//! with the chunks' marks and maxima and the depth to go on from.
+//! Checkpoints inside a pair: `<variant>-<sector>.ckpt`, named after the
+//! pair's first sector, one file for both sides, holding the working cells
+//! at a level boundary of `propagate` together with the chunks' marks and
+//! maxima and the depth to go on from. One file, not one per side, so a
+//! single rename replaces the whole checkpoint: a kill can never leave
+//! the two sides at different depths.
 //!
 //! Layout: `MORRISCK`, a little-endian `u32` header length, the bincode
-//! header, then the body: the cells (native `u16`s; the header records the
+//! header, then per side the cells (native `u16`s; the header records the
 //! byte order), the marks (`u64`s) and the maxima (`u16`s). The header's
-//! CRC-32 covers the body. Files are written to `.tmp` (their space
+//! CRC-32 covers the body. The file is written to `.tmp` (its space
 //! allocated first), synced and renamed, so a kill leaves the previous
 //! checkpoint or the new one, never half of one.
 
@@ -28,18 +31,19 @@ pub struct Header {
     pub version: u32,
     pub byte_order: u16,
     pub rules: String,
-    pub sector: String,
+    /// The pair's sectors, and per sector its slots and chunks.
+    pub sectors: Vec<String>,
     pub index_version: u32,
-    pub slots: u64,
-    pub chunks: u64,
+    pub slots: Vec<u64>,
+    pub chunks: Vec<u64>,
     /// The levels before this depth are done.
     pub depth: u16,
     pub crc: u32,
 }
 
 impl Header {
-    pub fn new(rules: String, sector: String, index_version: u32, slots: u64, chunks: u64, depth: u16) -> Header {
-        Header { version: VERSION, byte_order: BYTE_ORDER, rules, sector, index_version, slots, chunks, depth, crc: 0 }
+    pub fn new(rules: String, sectors: Vec<String>, index_version: u32, slots: Vec<u64>, chunks: Vec<u64>, depth: u16) -> Header {
+        Header { version: VERSION, byte_order: BYTE_ORDER, rules, sectors, index_version, slots, chunks, depth, crc: 0 }
     }
 
     /// Why a checkpoint with this header cannot be used where `expected`
@@ -51,8 +55,11 @@ impl Header {
         if self.rules != expected.rules {
             return Some(format!("solved under other rules ({}, not {})", self.rules, expected.rules));
         }
-        if self.sector != expected.sector || self.slots != expected.slots || self.chunks != expected.chunks {
-            return Some(format!("of sector {} with {} slots, not {} with {}", self.sector, self.slots, expected.sector, expected.slots));
+        if self.sectors != expected.sectors || self.slots != expected.slots || self.chunks != expected.chunks {
+            return Some(format!(
+                "of sectors {:?} with {:?} slots, not {:?} with {:?}",
+                self.sectors, self.slots, expected.sectors, expected.slots
+            ));
         }
         if self.index_version != expected.index_version {
             return Some(format!("of index version {}, not {}", self.index_version, expected.index_version));
@@ -65,9 +72,10 @@ fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<{ MAX_HEADER as usize }>()
 }
 
-/// The size of a checkpoint file, header included (an upper bound on it).
-pub fn file_bytes(slots: u64, chunks: u64) -> u64 {
-    8 + 4 + MAX_HEADER as u64 / 64 + 2 * slots + 10 * chunks
+/// The size of a checkpoint file of sides of `slots` cells each, header
+/// included (an upper bound on it).
+pub fn file_bytes(slots: &[u64], chunks: &[u64]) -> u64 {
+    8 + 4 + MAX_HEADER as u64 / 64 + slots.iter().map(|s| 2 * s).sum::<u64>() + chunks.iter().map(|c| 10 * c).sum::<u64>()
 }
 
 fn as_bytes<T: Copy>(values: &[T]) -> &[u8] {
@@ -80,29 +88,34 @@ fn as_bytes_mut<T: Copy>(values: &mut [T]) -> &mut [u8] {
     unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, std::mem::size_of_val(values)) }
 }
 
-fn body_crc(cells: &[u8], marks: &ChunkMarks) -> u32 {
+fn body_crc(cells: &[&[u8]], marks: &[ChunkMarks]) -> u32 {
     let mut crc = crc32fast::Hasher::new();
-    crc.update(cells);
-    crc.update(as_bytes(&marks.marks));
-    crc.update(as_bytes(&marks.deepest));
+    for (cells, marks) in cells.iter().zip(marks) {
+        crc.update(cells);
+        crc.update(as_bytes(&marks.marks));
+        crc.update(as_bytes(&marks.deepest));
+    }
     crc.finalize()
 }
 
-/// Writes a checkpoint to `tmp` (allocating its space first) and syncs
-/// it; the caller renames it into place.
-pub fn write(tmp: &Path, mut header: Header, cells: &[u8], marks: &ChunkMarks) -> io::Result<()> {
+/// Writes a checkpoint of the sides' `cells` and `marks` to `tmp`
+/// (allocating its space first) and syncs it; the caller renames it into
+/// place.
+pub fn write(tmp: &Path, mut header: Header, cells: &[&[u8]], marks: &[ChunkMarks]) -> io::Result<()> {
     header.crc = body_crc(cells, marks);
     let encoded = bincode::encode_to_vec(&header, config()).map_err(io::Error::other)?;
     let file = File::create(tmp)?;
-    let len = 12 + encoded.len() as u64 + cells.len() as u64 + 10 * marks.marks.len() as u64;
-    allocate(&file, len)?;
+    let body: u64 = cells.iter().zip(marks).map(|(c, m)| c.len() as u64 + 10 * m.marks.len() as u64).sum();
+    allocate(&file, 12 + encoded.len() as u64 + body)?;
     let mut out = BufWriter::with_capacity(1 << 20, &file);
     out.write_all(MAGIC)?;
     out.write_all(&(encoded.len() as u32).to_le_bytes())?;
     out.write_all(&encoded)?;
-    out.write_all(cells)?;
-    out.write_all(as_bytes(&marks.marks))?;
-    out.write_all(as_bytes(&marks.deepest))?;
+    for (cells, marks) in cells.iter().zip(marks) {
+        out.write_all(cells)?;
+        out.write_all(as_bytes(&marks.marks))?;
+        out.write_all(as_bytes(&marks.deepest))?;
+    }
     out.flush()?;
     drop(out);
     file.sync_all()
@@ -127,15 +140,20 @@ pub fn read_header(path: &Path) -> io::Result<(Header, BufReader<File>)> {
 }
 
 /// Reads the body of a checkpoint whose header is `header` into `cells`
-/// (which must be `2 * slots` bytes) and returns its marks; a wrong CRC
-/// or a short file is an error.
-pub fn read_body(header: &Header, mut input: impl Read, cells: &mut [u8]) -> io::Result<ChunkMarks> {
-    let mut marks = ChunkMarks { marks: vec![0; header.chunks as usize], deepest: vec![0; header.chunks as usize] };
-    input.read_exact(cells)?;
-    input.read_exact(as_bytes_mut(&mut marks.marks))?;
-    input.read_exact(as_bytes_mut(&mut marks.deepest))?;
-    if body_crc(cells, &marks) != header.crc {
+/// (one per side, each `2 * slots` bytes) and returns the sides' marks; a
+/// wrong CRC or a short file is an error.
+pub fn read_body(header: &Header, mut input: impl Read, cells: &mut [&mut [u8]]) -> io::Result<Vec<ChunkMarks>> {
+    let mut sides = Vec::new();
+    for (cells, &chunks) in cells.iter_mut().zip(&header.chunks) {
+        let mut marks = ChunkMarks { marks: vec![0; chunks as usize], deepest: vec![0; chunks as usize] };
+        input.read_exact(cells)?;
+        input.read_exact(as_bytes_mut(&mut marks.marks))?;
+        input.read_exact(as_bytes_mut(&mut marks.deepest))?;
+        sides.push(marks);
+    }
+    let views: Vec<&[u8]> = cells.iter().map(|c| &**c).collect();
+    if body_crc(&views, &sides) != header.crc {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "checksum mismatch"));
     }
-    Ok(marks)
+    Ok(sides)
 }
