@@ -136,8 +136,8 @@ fn interrupt_when(mut child: Child, db: &Path, file: &str, signals: &[i32]) -> (
 fn a_second_solve_on_the_same_directory_is_refused_while_readers_go_on() {
     let db = scratch();
     let mut first = spawn(db.path(), SOLVE_8);
-    // Held still once it has a table, so it is sure to hold the lock.
-    wait_for(&mut first, db.path(), "nine-4-3.mtb");
+    // Held still once it has tables, so it is sure to hold the lock.
+    wait_for(&mut first, db.path(), "nine-4-4.mtb");
     signal(&first, libc::SIGSTOP);
 
     let err = fails(db.path(), SOLVE_8);
@@ -145,7 +145,7 @@ fn a_second_solve_on_the_same_directory_is_refused_while_readers_go_on() {
     assert!(err.contains(&holder) && err.trim_end().ends_with(" UTC)"), "{err}");
     // Readers take no lock and see only complete tables.
     let stats = ok(db.path(), &["stats"]);
-    assert!(stats.lines().any(|l| l.starts_with("3-3 ")) && stats.lines().any(|l| l.starts_with("4-3 ")), "{stats}");
+    assert!(stats.lines().any(|l| l.starts_with("3-4 ")) && stats.lines().any(|l| l.starts_with("4-4 ")), "{stats}");
     let query = ok(db.path(), &["query", "WWW...../BBBB..../........ w 0 0", "--json"]);
     assert!(query.contains("\"value\": \"draw\""), "{query}");
 
