@@ -297,15 +297,18 @@ impl Database {
         Ok(())
     }
 
-    /// A no-space error for a write that failed with ENOSPC, else `err`.
+    /// A no-space error for a write that failed with ENOSPC (anywhere in
+    /// the error's chain: a table write fails as a `TableError`), else `err`.
     fn no_space_or(&self, what: String, why: &'static str, needed: u64, err: DbError) -> DbError {
-        match &err {
-            DbError::Io { source, .. } if source.raw_os_error() == Some(libc::ENOSPC) => {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&err);
+        while let Some(e) = cause {
+            if e.downcast_ref::<std::io::Error>().and_then(|io| io.raw_os_error()) == Some(libc::ENOSPC) {
                 let free = space::free_bytes(&self.dir).unwrap_or(0);
-                DbError::NoSpace { dir: self.dir.clone(), what, why, needed, free }
+                return DbError::NoSpace { dir: self.dir.clone(), what, why, needed, free };
             }
-            _ => err,
+            cause = e.source();
         }
+        err
     }
 
     /// Solves every moving-phase pair with at most `max_stones` stones on
