@@ -341,4 +341,15 @@ fn a_read_only_directory_fails_to_solve_in_one_line_and_still_answers_queries() 
     assert!(stats.contains("\n3 sectors "), "{stats}");
     ok(fs.path(), &[&six[..], &["query", "WWW...../BBBB.... w 0 0"]].concat());
     assert_verifies(fs.path(), &six);
+
+    // Writable again, the same command goes on, to the tables of a run
+    // that never met a read-only directory.
+    fs.remount("rw");
+    let solve_8 = [&six[..], &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2"]].concat();
+    let out = ok(fs.path(), &solve_8);
+    assert!(out.contains("already solved: 2 pairs: {3,3} {4,3}\n"), "{out}");
+    let undisturbed = scratch();
+    ok(undisturbed.path(), &solve_8);
+    assert_same_tables(fs.path(), undisturbed.path());
+    assert_verifies(fs.path(), &six);
 }
