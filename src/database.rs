@@ -3,22 +3,42 @@
 //!
 //! A finished sector is written to a temporary file and renamed into
 //! place, so a killed run leaves either a complete table or none; the next
-//! run solves again the pairs whose tables are missing.
+//! run solves again the pairs whose tables are missing, from their last
+//! checkpoint when there is one.
+//!
+//! One writer per directory: a solve holds the directory's lock
+//! ([`lock`]) for its whole run. Before a pair starts, the space its
+//! files will take is checked ([`space`]); checkpoints inside a pair are
+//! [`checkpoint`] files. Readers take no lock: they only ever open
+//! complete tables.
+
+pub mod checkpoint;
+pub mod lock;
+pub mod space;
 
 use crate::index::{Indexer, Sector, INDEX_VERSION};
-use crate::sectors::placement_sectors;
-use crate::solve::placement;
-use crate::solve::{self, moving_pairs, MovingPair, PairReport, Progress, SolveError, SolvedSector, WorkingSector};
-use crate::table::{write_table, Table, TableError, TableInfo};
 use crate::position::State;
+use crate::sectors::placement_sectors;
+use crate::solve::moving::chunk_count;
+use crate::solve::placement;
+use crate::solve::{
+    self, moving_pairs, MovingPair, PairReport, Progress, ResumePoint, SolveError, SolvedSector, WorkingSector,
+};
+use crate::table::{max_table_bytes, write_table, Table, TableError, TableInfo};
 use crate::value::{Cell, Value};
 use crate::variant::Variant;
 use memmap2::{Mmap, MmapMut};
 use std::collections::HashMap;
 use std::fs;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU16;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How often a pair's propagation is checkpointed by default: a kill
+/// loses at most this much work of the pair (plus one level).
+pub const DEFAULT_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(300);
 
 /// Error of the database layer; every message names the file or sector.
 #[derive(Debug, thiserror::Error)]
@@ -29,15 +49,28 @@ pub enum DbError {
     Solve(#[from] SolveError),
     #[error("{}: {op}: {source}", path.display())]
     Io { path: PathBuf, op: &'static str, source: std::io::Error },
-    #[error("sector {sector} of {variant} is not in the database {}: run `morris solve --variant {variant} --max-stones {stones} --db {}`", dir.display(), dir.display())]
-    Missing { sector: String, variant: String, stones: u32, dir: PathBuf },
+    #[error("sector {sector} of {variant} is not in the database {}: run `morris solve --variant {variant}{rules} --max-stones {stones} --db {}`", dir.display(), dir.display())]
+    Missing { sector: String, variant: String, rules: String, stones: u32, dir: PathBuf },
     #[error("cannot start {threads} threads: {why}")]
     Threads { threads: usize, why: String },
+    #[error("database {} is being solved by {holder}", dir.display())]
+    Busy { dir: PathBuf, holder: String },
+    #[error("database {} is not writable, so it cannot be solved into (queries still work): {source}", dir.display())]
+    ReadOnly { dir: PathBuf, source: std::io::Error },
+    #[error("not enough space in {} for {what}: it needs {needed} bytes ({why}), {free} are free; free some and run the same command again", dir.display())]
+    NoSpace { dir: PathBuf, what: String, why: &'static str, needed: u64, free: u64 },
+    /// The progress asked to stop; the text says where the run stopped.
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 fn io_error<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(std::io::Error) -> DbError + 'a {
     move |source| DbError::Io { path: path.to_path_buf(), op, source }
 }
+
+/// What a working file or checkpoint is for, in the no-space message.
+const WORKING_AND_TABLES: &str = "working files and a safe bound on the tables";
+const CHECKPOINTS_AND_TABLES: &str = "two checkpoints per side and a safe bound on the tables";
 
 /// The tables of one variant in one directory.
 pub struct Database {
@@ -45,6 +78,10 @@ pub struct Database {
     variant: Variant,
     indexer: Indexer,
     open: Mutex<HashMap<Sector, Arc<Table<Mmap>>>>,
+    /// The directory's lock while this process solves into it.
+    lock: Mutex<Option<lock::DirLock>>,
+    /// How often a pair is checkpointed; `None`: never.
+    checkpoint_every: Option<Duration>,
 }
 
 /// What a `solve` run did.
@@ -58,7 +95,20 @@ impl Database {
     /// The database of `variant` in `dir` (which need not exist yet).
     pub fn new(dir: impl Into<PathBuf>, variant: Variant) -> Database {
         let indexer = Indexer::new(variant.board());
-        Database { dir: dir.into(), variant, indexer, open: Mutex::new(HashMap::new()) }
+        Database {
+            dir: dir.into(),
+            variant,
+            indexer,
+            open: Mutex::new(HashMap::new()),
+            lock: Mutex::new(None),
+            checkpoint_every: Some(DEFAULT_CHECKPOINT_INTERVAL),
+        }
+    }
+
+    /// The same database, checkpointing pairs every `every` (`None`: never).
+    pub fn with_checkpoints(mut self, every: Option<Duration>) -> Database {
+        self.checkpoint_every = every;
+        self
     }
 
     pub fn variant(&self) -> &Variant {
@@ -80,6 +130,16 @@ impl Database {
 
     fn working_path(&self, sector: Sector) -> PathBuf {
         self.dir.join(format!("{}-{}.work", self.variant.name(), sector))
+    }
+
+    /// Where the checkpoint of a pair (both sides) lives: named after the
+    /// pair's first sector.
+    pub fn checkpoint_path(&self, pair: MovingPair) -> PathBuf {
+        self.dir.join(format!("{}-{}.ckpt", self.variant.name(), pair.sectors()[0]))
+    }
+
+    fn checkpoint_tmp(&self, pair: MovingPair) -> PathBuf {
+        self.dir.join(format!("{}-{}.ckpt.tmp", self.variant.name(), pair.sectors()[0]))
     }
 
     /// The table of `sector`, opened once and kept.
@@ -109,7 +169,20 @@ impl Database {
     /// The error for a sector that is not there, whose solve command
     /// covers `stones` stones.
     fn missing_for(&self, sector: Sector, stones: u32) -> DbError {
-        DbError::Missing { sector: sector.to_string(), variant: self.variant.name().to_string(), stones, dir: self.dir.clone() }
+        // The solve command must have the same rules, or it makes tables
+        // that this database refuses.
+        let default = Variant::named(self.variant.name()).map(|v| v.rules_key());
+        let rules = match default {
+            Ok(key) if key == self.variant.rules_key() => String::new(),
+            _ => format!(" --fly-at {}", self.variant.flying()),
+        };
+        DbError::Missing {
+            sector: sector.to_string(),
+            variant: self.variant.name().to_string(),
+            rules,
+            stones,
+            dir: self.dir.clone(),
+        }
     }
 
     /// An error naming the first moving-phase sector with at most
@@ -150,10 +223,113 @@ impl Database {
         Ok(cells)
     }
 
+    /// Takes the directory's lock for this process (once; later calls do
+    /// nothing) and clears the leftovers of interrupted runs: unfinished
+    /// `.tmp` writes and `.work` files are removed, checkpoints that do
+    /// not match these rules or this index are removed, matching ones are
+    /// kept for their pair. Returns one line per leftover saying which.
+    pub fn begin_solve(&self) -> Result<Vec<String>, DbError> {
+        let mut held = self.lock.lock().unwrap();
+        if held.is_some() {
+            return Ok(Vec::new());
+        }
+        fs::create_dir_all(&self.dir).map_err(|source| match source.kind() {
+            ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
+                DbError::ReadOnly { dir: self.dir.clone(), source }
+            }
+            _ => DbError::Io { path: self.dir.clone(), op: "create the database directory", source },
+        })?;
+        *held = Some(lock::lock(&self.dir)?);
+        self.clear_leftovers()
+    }
+
+    fn clear_leftovers(&self) -> Result<Vec<String>, DbError> {
+        let prefix = format!("{}-", self.variant.name());
+        let mut names: Vec<String> = fs::read_dir(&self.dir)
+            .map_err(io_error(&self.dir, "list the database directory"))?
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with(&prefix))
+            .collect();
+        names.sort();
+        let mut notes = Vec::new();
+        for name in names {
+            let path = self.dir.join(&name);
+            let why = if name.ends_with(".tmp") {
+                "an unfinished write of an interrupted run".to_string()
+            } else if name.ends_with(".work") {
+                "working cells of an interrupted run, recomputed when needed".to_string()
+            } else if let Some(sector) = name.strip_prefix(&prefix).and_then(|n| n.strip_suffix(".ckpt")) {
+                match self.foreign_checkpoint(sector, &path) {
+                    Ok(depth) => {
+                        notes.push(format!("kept {name}: the checkpoint of an interrupted run at depth {depth}, used when its pair is solved"));
+                        continue;
+                    }
+                    Err(why) => format!("a checkpoint {why}"),
+                }
+            } else {
+                continue;
+            };
+            fs::remove_file(&path).map_err(io_error(&path, "remove a leftover"))?;
+            notes.push(format!("removed {name}: {why}"));
+        }
+        Ok(notes)
+    }
+
+    /// The depth of the checkpoint at `path` of the pair whose first
+    /// sector is `sector` (as the file's name says), or why it cannot be
+    /// used under these rules.
+    fn foreign_checkpoint(&self, sector: &str, path: &Path) -> Result<u16, String> {
+        let pair = moving_pairs(&self.variant, u32::MAX)
+            .into_iter()
+            .find(|p| p.sectors()[0].to_string() == sector)
+            .ok_or_else(|| format!("named after {sector}, not the first sector of a pair of {}", self.variant.name()))?;
+        let (header, _) = checkpoint::read_header(path).map_err(|e| format!("that cannot be read ({e})"))?;
+        match header.mismatch(&self.checkpoint_header(pair, 0)) {
+            Some(why) => Err(why),
+            None => Ok(header.depth),
+        }
+    }
+
+    /// The header a checkpoint of `pair` at `depth` has under these rules.
+    fn checkpoint_header(&self, pair: MovingPair, depth: u16) -> checkpoint::Header {
+        let sectors = pair.sectors();
+        let slots: Vec<u64> = sectors.iter().map(|&s| self.indexer.sector(s).slots()).collect();
+        let chunks = slots.iter().map(|&s| chunk_count(s)).collect();
+        let names = sectors.iter().map(|s| s.to_string()).collect();
+        checkpoint::Header::new(self.variant.rules_key(), names, INDEX_VERSION, slots, chunks, depth)
+    }
+
+    /// Fails unless the file system of the directory has `needed` bytes
+    /// free for `what`.
+    fn check_space(&self, what: String, why: &'static str, needed: u64) -> Result<(), DbError> {
+        let free = space::free_bytes(&self.dir).map_err(io_error(&self.dir, "find the free space"))?;
+        if free < needed {
+            return Err(DbError::NoSpace { dir: self.dir.clone(), what, why, needed, free });
+        }
+        Ok(())
+    }
+
+    /// A no-space error for a write that failed with ENOSPC (anywhere in
+    /// the error's chain: a table write fails as a `TableError`), else `err`.
+    fn no_space_or(&self, what: String, why: &'static str, needed: u64, err: DbError) -> DbError {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&err);
+        while let Some(e) = cause {
+            if e.downcast_ref::<std::io::Error>().and_then(|io| io.raw_os_error()) == Some(libc::ENOSPC) {
+                let free = space::free_bytes(&self.dir).unwrap_or(0);
+                return DbError::NoSpace { dir: self.dir.clone(), what, why, needed, free };
+            }
+            cause = e.source();
+        }
+        err
+    }
+
     /// Solves every moving-phase pair with at most `max_stones` stones on
-    /// the board that has no tables yet, on `threads` threads.
+    /// the board that has no tables yet, on `threads` threads. Takes the
+    /// directory's lock first (see [`Database::begin_solve`]).
     pub fn solve_moving(&self, max_stones: u32, threads: usize, progress: &dyn PairProgress) -> Result<SolveSummary, DbError> {
-        fs::create_dir_all(&self.dir).map_err(io_error(&self.dir, "create the database directory"))?;
+        for note in self.begin_solve()? {
+            progress.note(&note);
+        }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -165,8 +341,11 @@ impl Database {
                 summary.skipped.push(*pair);
                 continue;
             }
+            if progress.phases().cancelled() {
+                return Err(DbError::Interrupted(format!("stopped before pair {pair}")));
+            }
             progress.begin_pair(&pair.to_string(), i + 1, pairs.len());
-            let report = pool.install(|| self.solve_pair(*pair, progress.phases()))?;
+            let report = self.solve_pair(*pair, &pool, progress)?;
             progress.end_pair(&pair.to_string(), &report);
             summary.solved.push((*pair, report));
         }
@@ -178,7 +357,9 @@ impl Database {
     /// phase it leads to. Sectors come in order of stones in hand, fewest
     /// first, so each one's successors are solved before it.
     pub fn solve_placement(&self, max_stones: u32, threads: usize, progress: &dyn PairProgress) -> Result<PlacementSummary, DbError> {
-        fs::create_dir_all(&self.dir).map_err(io_error(&self.dir, "create the database directory"))?;
+        for note in self.begin_solve()? {
+            progress.note(&note);
+        }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -193,26 +374,43 @@ impl Database {
                 summary.skipped.push(sector);
                 continue;
             }
+            if progress.phases().cancelled() {
+                return Err(DbError::Interrupted(format!("stopped before placement sector {sector}")));
+            }
+            let slots = self.indexer.sector(sector).slots();
+            let needed = 2 * slots + max_table_bytes(slots);
+            self.check_space(format!("placement sector {sector}"), WORKING_AND_TABLES, needed)?;
             progress.begin_pair(&sector.to_string(), i + 1, sectors.len());
             let t = std::time::Instant::now();
-            let needed = placement::successor_sectors(sector);
-            loaded.retain(|(s, _)| needed.contains(s));
-            for s in needed {
+            let successors_needed = placement::successor_sectors(sector);
+            loaded.retain(|(s, _)| successors_needed.contains(s));
+            for s in successors_needed {
                 if !loaded.iter().any(|(l, _)| *l == s) {
                     loaded.push((s, self.load_cells(s)?));
                 }
             }
             let successors: Vec<placement::Successor> =
                 loaded.iter().map(|(s, c)| placement::Successor { sector: *s, cells: c }).collect();
-            let slots = self.indexer.sector(sector).slots();
-            let mut map = self.working_map(sector, slots)?;
+            let mut map = self
+                .working_map(sector, slots)
+                .map_err(|e| self.no_space_or(format!("placement sector {sector}"), WORKING_AND_TABLES, needed, e))?;
             let cells = &mut plain_cells_mut(&mut map)[..slots as usize];
-            let counts =
-                pool.install(|| placement::solve_sector(&self.variant, &self.indexer, sector, &successors, cells, progress.phases()))?;
-            self.write(sector, counts.clone(), cells)?;
+            let result =
+                pool.install(|| placement::solve_sector(&self.variant, &self.indexer, sector, &successors, cells, progress.phases()));
+            let written = result.map_err(DbError::from).and_then(|counts| {
+                self.write(sector, counts.clone(), cells)
+                    .map_err(|e| self.no_space_or(format!("placement sector {sector}"), WORKING_AND_TABLES, needed, e))?;
+                Ok(counts)
+            });
             drop(map);
             let path = self.working_path(sector);
             fs::remove_file(&path).map_err(io_error(&path, "remove the working file"))?;
+            let counts = written.map_err(|e| match e {
+                DbError::Solve(SolveError::Interrupted(_)) => DbError::Interrupted(format!(
+                    "stopped in placement sector {sector}, which starts again from its beginning"
+                )),
+                e => e,
+            })?;
             let report = PairReport { states: counts.states, init: t.elapsed(), counts: vec![(sector, counts)], ..Default::default() };
             progress.end_pair(&sector.to_string(), &report);
             summary.solved.push((sector, report));
@@ -233,31 +431,129 @@ impl Database {
         Ok(())
     }
 
-    fn solve_pair(&self, pair: MovingPair, progress: &dyn Progress) -> Result<PairReport, DbError> {
-        let deps: Vec<(Sector, HugeCells)> = pair
-            .dependencies()
-            .into_iter()
-            .map(|s| Ok((s, self.load_cells_huge(s)?)))
-            .collect::<Result<_, DbError>>()?;
-        let solved: Vec<SolvedSector> = deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: c }).collect();
-        let mut maps = Vec::new();
-        for sector in pair.sectors() {
-            let slots = self.indexer.sector(sector).slots();
-            maps.push((sector, huge_cells(slots).map_err(io_error(&self.dir, "allocate working memory"))?));
+    /// The bytes a pair needs on disk: its tables (a safe bound) and, with
+    /// checkpoints, two of them (the one kept and the one being written),
+    /// less the checkpoint already there.
+    fn pair_bytes(&self, pair: MovingPair) -> u64 {
+        let header = self.checkpoint_header(pair, 0);
+        let tables: u64 = header.slots.iter().map(|&s| max_table_bytes(s)).sum();
+        if self.checkpoint_every.is_none() {
+            return tables;
         }
-        let sides: Vec<WorkingSector> = maps
+        let ckpt = checkpoint::file_bytes(&header.slots, &header.chunks);
+        let present = fs::metadata(self.checkpoint_path(pair)).map(|m| m.len()).unwrap_or(0);
+        tables + (2 * ckpt).saturating_sub(present)
+    }
+
+    /// Solves one pair in `pool`. Notes go out from the calling thread
+    /// only: a progress may print, and the caller may hold stdout.
+    fn solve_pair(&self, pair: MovingPair, pool: &rayon::ThreadPool, progress: &dyn PairProgress) -> Result<PairReport, DbError> {
+        let sectors = pair.sectors();
+        let needed = self.pair_bytes(pair);
+        self.check_space(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed)?;
+        // Captures read these at random: on huge pages.
+        let deps: Vec<(Sector, HugeCells)> = pool.install(|| {
+            pair.dependencies().into_iter().map(|s| Ok((s, self.load_cells_huge(s)?))).collect::<Result<_, DbError>>()
+        })?;
+        let solved: Vec<SolvedSector> = deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: c }).collect();
+        let mut maps = sectors.iter().map(|&s| self.working_memory(s)).collect::<Result<Vec<_>, _>>()?;
+        let resume = self.load_checkpoint(pair, &mut maps, progress)?;
+        let slots = |s: Sector| self.indexer.sector(s).slots() as usize;
+        let sides: Vec<WorkingSector> = sectors
             .iter()
-            .map(|(s, m)| WorkingSector { sector: *s, cells: &atomic_cells(m)[..self.indexer.sector(*s).slots() as usize] })
+            .zip(&maps)
+            .map(|(&s, m)| WorkingSector { sector: s, cells: &atomic_cells(m)[..slots(s)] })
             .collect();
-        let report = solve::solve_pair(&self.variant, &self.indexer, &sides, &solved, progress)?;
-        for ((sector, map), (_, counts)) in maps.iter().zip(&report.counts) {
-            let slots = self.indexer.sector(*sector).slots() as usize;
-            self.write(*sector, counts.clone(), &plain_cells(map)[..slots])?;
+        let hooks = Checkpoints {
+            inner: progress.phases(),
+            db: self,
+            pair,
+            cells: sectors.iter().zip(&maps).map(|(&s, m)| &m[..2 * slots(s)]).collect(),
+            every: self.checkpoint_every,
+            last: Mutex::new(Instant::now()),
+            saved: Mutex::new(resume.as_ref().map(|r| r.depth)),
+            error: Mutex::new(None),
+            needed,
+        };
+        let result =
+            pool.install(|| solve::solve_pair(&self.variant, &self.indexer, &sides, &solved, &hooks, resume.as_ref()));
+        let report = match result {
+            Ok(report) => report,
+            Err(SolveError::Interrupted(_)) => return Err(hooks.interrupted(pair)),
+            Err(e) => return Err(e.into()),
+        };
+        drop(sides);
+        for ((sector, map), (_, counts)) in sectors.iter().zip(&maps).zip(&report.counts) {
+            pool.install(|| self.write(*sector, counts.clone(), &plain_cells(map)[..slots(*sector)]))
+                .map_err(|e| self.no_space_or(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed, e))?;
+        }
+        // Only now that both tables are in place is the checkpoint useless.
+        let path = self.checkpoint_path(pair);
+        if path.exists() {
+            fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
         }
         Ok(report)
     }
 
-    /// A zeroed working file of `slots` cells, mapped into memory.
+    /// Zeroed anonymous memory for the working cells of `sector`. Not a
+    /// file: the kernel never writes it back during the solve, and a full
+    /// disk cannot fault it. Huge pages are asked for (transparent huge
+    /// pages in `madvise` mode give them only on request) because the
+    /// solver's scattered updates would otherwise miss the TLB on nearly
+    /// every edge.
+    fn working_memory(&self, sector: Sector) -> Result<MmapMut, DbError> {
+        let bytes = self.indexer.sector(sector).slots().max(1) as usize * 2;
+        let map = MmapMut::map_anon(bytes).map_err(io_error(&self.dir, "allocate the working memory"))?;
+        // Only advice: a kernel without huge pages runs the same, slower.
+        let _ = map.advise(memmap2::Advice::HugePage);
+        Ok(map)
+    }
+
+    /// The resume point of `pair` from its checkpoint, with the cells
+    /// read into `maps`, when it has a usable one; a checkpoint that
+    /// cannot be used is removed, saying why.
+    fn load_checkpoint(&self, pair: MovingPair, maps: &mut [MmapMut], progress: &dyn PairProgress) -> Result<Option<ResumePoint>, DbError> {
+        let path = self.checkpoint_path(pair);
+        if !path.exists() {
+            return Ok(None);
+        }
+        match self.read_checkpoint(pair, &path, maps) {
+            Ok(point) => {
+                progress.note(&format!("pair {pair}: resuming from its checkpoint at depth {}", point.depth));
+                Ok(Some(point))
+            }
+            Err(why) => {
+                fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
+                progress.note(&format!("pair {pair}: removed its checkpoint ({why}); the pair starts from its beginning"));
+                Ok(None)
+            }
+        }
+    }
+
+    fn read_checkpoint(&self, pair: MovingPair, path: &Path, maps: &mut [MmapMut]) -> Result<ResumePoint, String> {
+        let (header, input) = checkpoint::read_header(path).map_err(|e| e.to_string())?;
+        if let Some(why) = header.mismatch(&self.checkpoint_header(pair, 0)) {
+            return Err(why);
+        }
+        let mut cells: Vec<&mut [u8]> = maps.iter_mut().zip(&header.slots).map(|(m, &s)| &mut m[..2 * s as usize]).collect();
+        let sides = checkpoint::read_body(&header, input, &mut cells).map_err(|e| e.to_string())?;
+        Ok(ResumePoint { depth: header.depth, sides })
+    }
+
+    /// Writes the checkpoint of a pair: to `.tmp`, then renamed, then the
+    /// directory synced.
+    fn write_checkpoint(&self, pair: MovingPair, cells: &[&[u8]], point: &ResumePoint) -> Result<(), DbError> {
+        let (tmp, path) = (self.checkpoint_tmp(pair), self.checkpoint_path(pair));
+        if let Err(source) = checkpoint::write(&tmp, self.checkpoint_header(pair, point.depth), cells, &point.sides) {
+            let _ = fs::remove_file(&tmp);
+            return Err(DbError::Io { path: tmp, op: "write the checkpoint", source });
+        }
+        fs::rename(&tmp, &path).map_err(io_error(&path, "rename the checkpoint into place"))?;
+        fs::File::open(&self.dir).and_then(|d| d.sync_all()).map_err(io_error(&self.dir, "sync the directory"))
+    }
+
+    /// A zeroed working file of `slots` cells, its space allocated on
+    /// disk, mapped into memory.
     fn working_map(&self, sector: Sector, slots: u64) -> Result<MmapMut, DbError> {
         let path = self.working_path(sector);
         let file = fs::OpenOptions::new()
@@ -267,25 +563,80 @@ impl Database {
             .truncate(true)
             .open(&path)
             .map_err(io_error(&path, "create the working file"))?;
-        file.set_len(slots.max(1) * 2).map_err(io_error(&path, "size the working file"))?;
-        // Safety: the file was just created by this process and is private
-        // to this run (a second solver on the same directory would clobber
-        // it; the design gives one solver per database). If it were
+        // Allocated, not sparse: a mapped page without disk behind it
+        // would fault with SIGBUS when the disk is full.
+        if let Err(source) = space::allocate(&file, slots.max(1) * 2) {
+            let _ = fs::remove_file(&path);
+            return Err(DbError::Io { path, op: "allocate the working file", source });
+        }
+        // Safety: the file was just created by this process, which holds
+        // the directory's lock, so no other solver touches it. If it were
         // truncated underneath, accesses would raise SIGBUS.
         unsafe { MmapMut::map_mut(&file) }.map_err(io_error(&path, "map the working file"))
     }
 }
 
-/// `slots` zeroed cells in anonymous memory that asks for transparent
-/// huge pages (the machine's THP mode is usually `madvise`): the solver's
-/// accesses to them are random, and 2 MiB pages keep their translations
-/// in the TLB. The advice is only a hint; without it the memory works the
-/// same, slower.
-fn huge_cells(slots: u64) -> std::io::Result<MmapMut> {
-    let map = memmap2::MmapOptions::new().len((slots.max(1) * 2) as usize).map_anon()?;
-    #[cfg(target_os = "linux")]
-    let _ = map.advise(memmap2::Advice::HugePage);
-    Ok(map)
+/// The solver's progress, passed on, plus the checkpoints of one pair.
+struct Checkpoints<'a> {
+    inner: &'a dyn Progress,
+    db: &'a Database,
+    pair: MovingPair,
+    /// The working cells of each side, as bytes.
+    cells: Vec<&'a [u8]>,
+    every: Option<Duration>,
+    last: Mutex<Instant>,
+    /// The depth of the checkpoint on disk, if there is one.
+    saved: Mutex<Option<u16>>,
+    /// Why the last checkpoint failed.
+    error: Mutex<Option<DbError>>,
+    /// The space the pair was checked to need.
+    needed: u64,
+}
+
+impl Checkpoints<'_> {
+    /// The error for a solve that stopped: the checkpoint's, or where the
+    /// pair stands.
+    fn interrupted(&self, pair: MovingPair) -> DbError {
+        if let Some(err) = self.error.lock().unwrap().take() {
+            return self.db.no_space_or(format!("the checkpoint of pair {pair}"), CHECKPOINTS_AND_TABLES, self.needed, err);
+        }
+        match *self.saved.lock().unwrap() {
+            Some(depth) => DbError::Interrupted(format!("stopped in pair {pair}; its checkpoint at depth {depth} is kept")),
+            None => DbError::Interrupted(format!("stopped in pair {pair}, which starts again from its beginning (no checkpoint yet)")),
+        }
+    }
+}
+
+impl Progress for Checkpoints<'_> {
+    fn start(&self, phase: &str, total: u64) {
+        self.inner.start(phase, total);
+    }
+
+    fn advance(&self, n: u64) {
+        self.inner.advance(n);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.inner.cancelled()
+    }
+
+    fn checkpoint_due(&self) -> bool {
+        self.every.is_some_and(|every| self.last.lock().unwrap().elapsed() >= every)
+    }
+
+    fn checkpoint(&self, point: &ResumePoint) -> bool {
+        match self.db.write_checkpoint(self.pair, &self.cells, point) {
+            Ok(()) => {
+                *self.saved.lock().unwrap() = Some(point.depth);
+                *self.last.lock().unwrap() = Instant::now();
+                true
+            }
+            Err(err) => {
+                *self.error.lock().unwrap() = Some(err);
+                false
+            }
+        }
+    }
 }
 
 /// The mapped bytes as atomic cells.
@@ -319,6 +670,9 @@ pub struct PlacementSummary {
 
 /// Progress of a whole `solve` run: pairs, and the phases within each.
 pub trait PairProgress: Sync {
+    /// Something the run did that the user should know about (leftovers
+    /// removed, a checkpoint resumed from).
+    fn note(&self, _line: &str) {}
     fn begin_pair(&self, _pair: &str, _number: usize, _of: usize) {}
     fn end_pair(&self, _pair: &str, _report: &PairReport) {}
     /// Where the phases of the current pair report.

@@ -291,6 +291,15 @@ pub fn write_table(path: &Path, info: &TableInfo, cells: &[u16]) -> Result<(), T
     write_table_with(path, info, cells, &WriteOptions::default())
 }
 
+/// More bytes than the table of `slots` cells takes on disk with the
+/// default block size, whatever its values: every block stored at zstd's
+/// worst case (its input plus 1/128 and a frame), with its CRC and offset,
+/// and the largest header.
+pub fn max_table_bytes(slots: u64) -> u64 {
+    let blocks = slots.div_ceil(BLOCK_CELLS as u64);
+    2 * slots + slots / 64 + blocks * (128 + CRC_LEN as u64 + OFFSET_LEN as u64) + MAX_HEADER_BYTES as u64 + CRC_LEN as u64
+}
+
 /// [`write_table`] with other block size or compression level.
 pub fn write_table_with(
     path: &Path,

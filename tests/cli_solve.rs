@@ -18,7 +18,13 @@ use tempfile::TempDir;
 
 fn command(db: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_morris"));
-    command.args(args).arg("--db").arg(db).env_remove("MORRIS_VARIANT").env_remove("MORRIS_DB");
+    command
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env_remove("MORRIS_VARIANT")
+        .env_remove("MORRIS_DB")
+        .env_remove("MORRIS_CHECKPOINT_SECS");
     command
 }
 
@@ -52,14 +58,14 @@ fn scratch() -> TempDir {
     tempfile::Builder::new().prefix("cli_solve-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
-/// Every file of a directory by name, with its bytes.
+/// Every file of a directory by name, with its bytes; the lock file
+/// (whose text names the last solver) aside.
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fs::read_dir(dir)
         .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (e.file_name().into_string().unwrap(), fs::read(e.path()).unwrap())
-        })
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name() != ".lock")
+        .map(|e| (e.file_name().into_string().unwrap(), fs::read(e.path()).unwrap()))
         .collect()
 }
 
@@ -119,16 +125,16 @@ fn solve_killed_in_the_middle_of_a_pair_resumes_with_identical_tables() {
             .unwrap()
     };
 
-    // Killed as soon as the second pair, {4,3}, has its working files.
+    // Killed as soon as the second pair, {4,3}, is under way (its
+    // dependency loaded: 3-3's table is there).
     let mut child = solve(db.path());
-    kill_when_created(&mut child, db.path(), "nine-4-3.work");
+    kill_when_created(&mut child, db.path(), "nine-3-3.mtb");
     assert!(db.path().join("nine-3-3.mtb").exists());
     assert!(!db.path().join("nine-4-3.mtb").exists() && !db.path().join("nine-3-4.mtb").exists());
 
     // Resumed, and killed again in {5,3}, the last pair.
     let mut child = solve(db.path());
-    kill_when_created(&mut child, db.path(), "nine-5-3.work");
-    assert!(db.path().join("nine-4-4.mtb").exists());
+    kill_when_created(&mut child, db.path(), "nine-4-4.mtb");
     assert!(!db.path().join("nine-5-3.mtb").exists() && !db.path().join("nine-3-5.mtb").exists());
 
     // The third run starts from there and finishes.
@@ -139,6 +145,32 @@ fn solve_killed_in_the_middle_of_a_pair_resumes_with_identical_tables() {
     // No working file, no temporary file, and the tables of a run that
     // was never interrupted.
     assert_same_tables(db.path(), nine_up_to_8());
+}
+
+/// A pair checkpointed after every level (`--checkpoint-secs 0`), killed
+/// with SIGKILL in the middle of `propagate` once a checkpoint exists:
+/// a run with fewer stones keeps the checkpoint, the next run of the pair
+/// goes on from it and ends with the tables of an undisturbed run.
+#[test]
+fn solve_killed_after_a_checkpoint_resumes_from_it_with_identical_tables() {
+    let db = scratch();
+    let args = ["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2", "--checkpoint-secs", "0"];
+    let mut child = command(db.path(), &args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    kill_when_created(&mut child, db.path(), "nine-5-3.ckpt");
+    assert!(!db.path().join("nine-5-3.mtb").exists() && !db.path().join("nine-3-5.ckpt").exists());
+
+    let out = ok(db.path(), &["solve", "--phase", "moving", "--max-stones", "7"]);
+    assert!(out.contains("kept nine-5-3.ckpt: the checkpoint of an interrupted run at depth "), "{out}");
+    assert!(db.path().join("nine-5-3.ckpt").exists());
+
+    let out = ok(db.path(), &args);
+    let resumed = out.lines().find(|l| l.starts_with("pair {5,3}: resuming from its checkpoint at depth ")).expect(&out);
+    let depth: u32 = resumed.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(depth >= 1, "{resumed}");
+    assert!(out.contains("solved 1 pair, skipped 3 already solved"), "{out}");
+    assert_same_tables(db.path(), nine_up_to_8());
+    let out = ok(db.path(), &["verify", "--threads", "2"]);
+    assert!(out.contains("every value agrees"), "{out}");
 }
 
 #[test]

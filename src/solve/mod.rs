@@ -10,7 +10,7 @@ use crate::table::Counts;
 use crate::value::Value;
 use crate::variant::Variant;
 
-pub use moving::{solve_pair, PairReport, SolvedSector, WorkingSector};
+pub use moving::{solve_pair, ChunkMarks, PairReport, ResumePoint, SolvedSector, WorkingSector};
 
 /// Error while solving.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +23,12 @@ pub enum SolveError {
     Cyclic(String),
     #[error("sector {sector}: a distance exceeds {limit} plies, more than a cell holds")]
     DepthOverflow { sector: String, limit: u16 },
+    /// [`Progress::cancelled`] said stop, or [`Progress::checkpoint`]
+    /// could not store a checkpoint; the working cells are then of no use.
+    #[error("sector {0}: interrupted")]
+    Interrupted(String),
+    #[error("sector {0}: the resume point does not fit the pair")]
+    BadResume(String),
 }
 
 /// Adds one state of value `value` to `counts`.
@@ -59,6 +65,23 @@ pub trait Progress: Sync {
     fn start(&self, _phase: &str, _total: u64) {}
     /// `n` more units are done.
     fn advance(&self, _n: u64) {}
+    /// Whether the work should stop now. Solvers ask between chunks of
+    /// slots and between depth levels, and then return
+    /// [`SolveError::Interrupted`]; the caller decides why (a signal, say).
+    fn cancelled(&self) -> bool {
+        false
+    }
+    /// Whether a checkpoint is wanted at the level boundary just reached.
+    fn checkpoint_due(&self) -> bool {
+        false
+    }
+    /// Stores a checkpoint: the working cells the caller handed in are
+    /// fixed until the next level starts, and `point` says where to go on
+    /// from. `false` stops the solve with [`SolveError::Interrupted`] (the
+    /// caller keeps the reason).
+    fn checkpoint(&self, _point: &ResumePoint) -> bool {
+        true
+    }
 }
 
 /// Progress that goes nowhere.

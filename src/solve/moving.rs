@@ -31,6 +31,13 @@
 //! so the tables come out the same for any number of threads. A chunk of
 //! slots remembers which depths (modulo 64) it holds, so levels skip the
 //! chunks with nothing to do.
+//!
+//! Checkpoints: once a level is done, the working cells are fixed until
+//! the next level begins, so the cells together with the chunks' marks
+//! and maxima and the next depth ([`ResumePoint`]) are everything needed
+//! to go on. The caller is offered that state through
+//! [`Progress::checkpoint`] and can hand it back to [`solve_pair`], which
+//! then skips `init` and the levels already done.
 
 use super::{add_counts, tally, Progress, SolveError};
 use crate::index::{Images, Indexer, PointImages, Sector, SectorIndex};
@@ -56,10 +63,34 @@ pub struct SolvedSector<'a> {
     pub cells: &'a [u16],
 }
 
+/// How many chunks of slots a side of `slots` slots has: the length of
+/// its [`ChunkMarks`].
+pub fn chunk_count(slots: u64) -> u64 {
+    slots.div_ceil(CHUNK)
+}
+
 /// One side of the pair being solved, with its working cells.
 pub struct WorkingSector<'a> {
     pub sector: Sector,
     pub cells: &'a [AtomicU16],
+}
+
+/// Per chunk of one side: which depths (bit `d % 64`) it may hold, and
+/// the deepest cell written into it. Part of a [`ResumePoint`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChunkMarks {
+    pub marks: Vec<u64>,
+    pub deepest: Vec<u16>,
+}
+
+/// Where the propagation of a pair stands at a level boundary: the levels
+/// before `depth` are done. With the working cells of that moment it is a
+/// checkpoint the solve can resume from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResumePoint {
+    pub depth: u16,
+    /// One per side, in the order of the pair's sectors.
+    pub sides: Vec<ChunkMarks>,
 }
 
 /// What solving a pair took.
@@ -130,26 +161,39 @@ impl Side<'_> {
 
 /// Solves the pair of `sides` (one sector when it is its own partner),
 /// given the sectors its captures lead to. The working cells must be
-/// `slots` long each; their content on entry does not matter.
+/// `slots` long each; their content on entry does not matter, unless
+/// `resume` is given: then they must hold the cells of that checkpoint,
+/// and the solve goes on from its depth.
 pub fn solve_pair(
     v: &Variant,
     ix: &Indexer,
     sides: &[WorkingSector],
     solved: &[SolvedSector],
     progress: &dyn Progress,
+    resume: Option<&ResumePoint>,
 ) -> Result<PairReport, SolveError> {
     let pair = Pair::new(v, ix, sides, solved)?;
     let mut report = PairReport::default();
+    let interrupted = || SolveError::Interrupted(pair.sides[0].sector.to_string());
 
     let t = Instant::now();
     report.states = pair.sides.iter().map(|s| s.index.canonical_states()).sum();
-    progress.start("init", pair.total_slots());
-    pair.init(progress);
+    let depth = match resume {
+        Some(point) => pair.restore(point)?,
+        None => {
+            progress.start("init", pair.total_slots());
+            pair.init(progress);
+            0
+        }
+    };
+    if progress.cancelled() {
+        return Err(interrupted());
+    }
     report.init = t.elapsed();
 
     let t = Instant::now();
     progress.start("propagate", report.states);
-    report.levels = pair.propagate(progress);
+    report.levels = pair.propagate(depth, progress).ok_or_else(interrupted)?;
     report.propagate = t.elapsed();
     if pair.overflow.load(Relaxed) {
         return Err(SolveError::DepthOverflow { sector: pair.sides[0].sector.to_string(), limit: MAX_WORKING_DEPTH });
@@ -238,6 +282,10 @@ impl<'a> Pair<'a> {
     fn init(&self, progress: &dyn Progress) {
         for side in &self.sides {
             (0..side.chunks()).into_par_iter().for_each(|c| {
+                // The caller throws the cells away when it cancels.
+                if progress.cancelled() {
+                    return;
+                }
                 let range = side.chunk(c);
                 for slot in range.clone() {
                     side.cells[slot as usize].store(0, Relaxed);
@@ -305,20 +353,66 @@ impl<'a> Pair<'a> {
         }
     }
 
-    /// Runs the depth levels until nothing deeper is pending; returns how many.
-    fn propagate(&self, progress: &dyn Progress) -> u32 {
-        let mut depth: u16 = 0;
+    /// Runs the depth levels from `depth` on until nothing deeper is
+    /// pending; returns how many levels there are, or `None` when
+    /// cancelled (mid-level: the cells are then of no use) or when a
+    /// checkpoint could not be stored.
+    fn propagate(&self, mut depth: u16, progress: &dyn Progress) -> Option<u32> {
         while depth < self.deepest() && !self.overflow.load(Relaxed) {
             for side in &self.sides {
                 (0..side.chunks()).into_par_iter().for_each(|c| {
+                    if progress.cancelled() {
+                        return;
+                    }
                     if side.take_mark(c, depth + 1) {
                         progress.advance(self.expand_level(side, side.chunk(c), depth));
                     }
                 });
             }
+            if progress.cancelled() {
+                return None;
+            }
             depth += 1;
+            let more = depth < self.deepest() && !self.overflow.load(Relaxed);
+            if more && progress.checkpoint_due() && !progress.checkpoint(&self.resume_point(depth)) {
+                return None;
+            }
         }
-        depth as u32
+        Some(depth as u32)
+    }
+
+    /// The chunks' marks and maxima at a level boundary, before `depth`.
+    fn resume_point(&self, depth: u16) -> ResumePoint {
+        let sides = self
+            .sides
+            .iter()
+            .map(|s| ChunkMarks {
+                marks: s.marks.iter().map(|m| m.load(Relaxed)).collect(),
+                deepest: s.deepest.iter().map(|d| d.load(Relaxed)).collect(),
+            })
+            .collect();
+        ResumePoint { depth, sides }
+    }
+
+    /// Takes the chunks' marks and maxima from a checkpoint (the cells
+    /// are the caller's); returns the depth to go on from.
+    fn restore(&self, point: &ResumePoint) -> Result<u16, SolveError> {
+        let fits = point.sides.len() == self.sides.len()
+            && self.sides.iter().zip(&point.sides).all(|(s, p)| {
+                p.marks.len() == s.marks.len() && p.deepest.len() == s.deepest.len()
+            });
+        if !fits {
+            return Err(SolveError::BadResume(self.sides[0].sector.to_string()));
+        }
+        for (side, saved) in self.sides.iter().zip(&point.sides) {
+            for (m, &v) in side.marks.iter().zip(&saved.marks) {
+                m.store(v, Relaxed);
+            }
+            for (d, &v) in side.deepest.iter().zip(&saved.deepest) {
+                d.store(v, Relaxed);
+            }
+        }
+        Ok(point.depth)
     }
 
     /// Handles the states of `range` decided at `depth`; returns how many.

@@ -68,9 +68,13 @@ pub fn solve_sector(
         .par_chunks_mut(CHUNK as usize)
         .enumerate()
         .map(|(c, chunk)| {
+            let mut counts = Counts::default();
+            // The caller throws the cells away when it cancels.
+            if progress.cancelled() {
+                return counts;
+            }
             let start = c as u64 * CHUNK;
             chunk.fill(0);
-            let mut counts = Counts::default();
             index.for_each_in(start..start + chunk.len() as u64, |slot, mover, opponent| {
                 let value = best_placement(v, mover, opponent, &quiet, capture.as_ref(), opponent_survives_capture);
                 chunk[(slot - start) as usize] = Cell::from(value).0;
@@ -80,6 +84,9 @@ pub fn solve_sector(
             counts
         })
         .reduce(Counts::default, add_counts);
+    if progress.cancelled() {
+        return Err(SolveError::Interrupted(sector.to_string()));
+    }
     Ok(counts)
 }
 

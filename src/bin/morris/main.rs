@@ -11,6 +11,7 @@ mod progress;
 mod query;
 mod sectors;
 mod show;
+mod signals;
 mod solve;
 mod stats;
 mod units;
@@ -90,6 +91,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // The reader went away (`morris sectors | head`): nothing to report.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        // Stopped by a signal at a safe point: not an error, but not done.
+        Err(err) if err.downcast_ref::<solve::Interrupted>().is_some() => {
+            let stopped = err.downcast_ref::<solve::Interrupted>().expect("checked above");
+            let _ = writeln!(io::stderr(), "morris: {stopped}");
+            ExitCode::from(stopped.exit_code)
+        }
         Err(err) => {
             // If stderr is gone too there is no one left to tell.
             let _ = writeln!(io::stderr(), "morris: error: {}", one_line(&err));

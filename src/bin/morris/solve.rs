@@ -1,11 +1,12 @@
 //! `morris solve`: solves the missing sector pairs of the moving phase,
 //! bottom-up, then the placement sectors, with a progress bar and one
-//! summary line per pair or sector.
+//! summary line per pair or sector. It holds the database's lock for the
+//! whole run and stops at a safe point on SIGINT or SIGTERM.
 
-use crate::{describe, sectors::Phase, units};
+use crate::{describe, sectors::Phase, signals, units};
 use anyhow::{bail, Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use morris::database::{Database, PairProgress};
+use morris::database::{Database, DbError, PairProgress};
 use morris::index::Sector;
 use morris::sectors::placement_sectors;
 use morris::solve::{moving_pairs, MovingPair, PairReport, Progress};
@@ -29,6 +30,44 @@ pub struct Args {
     /// Which phase to solve: the moving phase, or all (placement too).
     #[arg(long, value_enum, default_value_t = Phase::All)]
     phase: Phase,
+
+    /// Checkpoint a pair being solved at the first depth level boundary
+    /// after every S seconds (0: after every level), so a killed run
+    /// loses at most about that much of the pair.
+    #[arg(long, value_name = "S", env = "MORRIS_CHECKPOINT_SECS", default_value_t = 300)]
+    checkpoint_secs: u64,
+}
+
+/// A solve stopped by a signal at a safe point: what is finished and how
+/// to go on. `main` prints it and exits with `exit_code`.
+#[derive(Debug)]
+pub struct Interrupted {
+    pub exit_code: u8,
+    message: String,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// `err` as an [`Interrupted`] when a signal stopped the run, saying
+/// `finished`; any other error as it is.
+fn interrupted(err: DbError, finished: String) -> anyhow::Error {
+    match (err, signals::received()) {
+        (DbError::Interrupted(stopped), Some(signal)) => Interrupted {
+            exit_code: signals::exit_code(signal),
+            message: format!(
+                "interrupted by {}: {stopped}; finished: {finished}; run the same command again to resume",
+                signals::name(signal)
+            ),
+        }
+        .into(),
+        (err, _) => err.into(),
+    }
 }
 
 /// All cores, or 1 when that cannot be found out.
@@ -44,7 +83,17 @@ pub fn threads(arg: Option<u32>) -> usize {
 pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
     let threads = threads(args.threads);
     let max_stones = args.max_stones.unwrap_or(2 * variant.stones() as u32);
-    let db = Database::new(dir, variant.clone());
+    if moving_pairs(variant, max_stones).is_empty() {
+        bail!("--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)");
+    }
+    let every = Duration::from_secs(args.checkpoint_secs);
+    let db = Database::new(dir, variant.clone()).with_checkpoints(Some(every));
+    // The lock first: a second solver, or a directory that cannot be
+    // written, stops here before anything else is done.
+    for note in db.begin_solve()? {
+        writeln!(out, "{note}")?;
+    }
+    signals::install().context("installing the SIGINT and SIGTERM handlers")?;
     run_moving(&db, max_stones, threads, out)?;
     if args.phase == Phase::All {
         run_placement(&db, max_stones, threads, out)?;
@@ -81,7 +130,13 @@ fn run_placement(db: &Database, max_stones: u32, threads: usize, out: &mut impl 
     let start = Instant::now();
     let result = db.solve_placement(max_stones, threads, &progress);
     progress.clear();
-    let summary = result.with_context(|| format!("solving the placement phase of {} in {}", describe(variant), db.dir().display()))?;
+    let finished = || {
+        let n = sectors.iter().filter(|&&s| db.has(s)).count();
+        format!("the moving phase and {n} of {} placement sectors", sectors.len())
+    };
+    let summary = result
+        .map_err(|e| interrupted(e, finished()))
+        .with_context(|| format!("solving the placement phase of {} in {}", describe(variant), db.dir().display()))?;
     if let Some(err) = progress.write_error.lock().unwrap().take() {
         return Err(err.into());
     }
@@ -151,7 +206,13 @@ fn run_moving(db: &Database, max_stones: u32, threads: usize, out: &mut impl Wri
     let start = Instant::now();
     let result = db.solve_moving(max_stones, threads, &progress);
     progress.clear();
-    let summary = result.with_context(|| format!("solving {} in {}", describe(variant), dir.display()))?;
+    let finished = || {
+        let n = pairs.iter().filter(|p| p.sectors().iter().all(|&s| db.has(s))).count();
+        format!("{n} of {} pairs", pairs.len())
+    };
+    let summary = result
+        .map_err(|e| interrupted(e, finished()))
+        .with_context(|| format!("solving {} in {}", describe(variant), dir.display()))?;
     if let Some(err) = progress.write_error.lock().unwrap().take() {
         return Err(err.into());
     }
@@ -313,6 +374,10 @@ impl Drop for SolveProgress<'_> {
 }
 
 impl PairProgress for SolveProgress<'_> {
+    fn note(&self, line: &str) {
+        self.print(line);
+    }
+
     fn begin_pair(&self, pair: &str, number: usize, of: usize) {
         *self.current.lock().unwrap() = (format!("{} {number}/{of} {pair}", self.unit), Instant::now());
         reset_peak_rss();
@@ -350,6 +415,10 @@ impl Progress for SolveProgress<'_> {
 
     fn advance(&self, n: u64) {
         self.phase.inc(n);
+    }
+
+    fn cancelled(&self) -> bool {
+        signals::received().is_some()
     }
 }
 

@@ -20,6 +20,23 @@ pub struct Args {
     /// project keeps in `data/<variant>/`.
     #[arg(long)]
     tsv: bool,
+
+    /// List every sector missing from the database, not only the first
+    /// 12; with --json, as {"sector", "missing": true} objects after the
+    /// others.
+    #[arg(long)]
+    all: bool,
+}
+
+/// The names of the `missing` sectors for a note: every one with `all`,
+/// else the first 12 and `...`.
+pub fn missing_names(missing: &[Sector], all: bool) -> String {
+    let shown = if all { missing.len() } else { 12 };
+    let mut names: Vec<String> = missing.iter().take(shown).map(|s| s.to_string()).collect();
+    if missing.len() > names.len() {
+        names.push("...".to_string());
+    }
+    names.join(" ")
 }
 
 /// The sectors of the variant that have a table in the database, and
@@ -67,19 +84,19 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         rows.push(Row { label: sector.to_string(), counts: table.info().counts.clone(), bytes: table.bytes_on_disk() });
     }
     if args.json {
-        write_json(&rows, out)
+        write_json(&rows, if args.all { &missing } else { &[] }, out)
     } else if args.tsv {
         write_tsv(&rows, out)
     } else {
-        write_text(db, &rows, &missing, out)
+        write_text(db, &rows, &missing, args.all, out)
     }
 }
 
-fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
+fn write_json(rows: &[Row], missing: &[Sector], out: &mut impl Write) -> Result<()> {
     writeln!(out, "[")?;
     for (i, row) in rows.iter().enumerate() {
         let c = &row.counts;
-        let comma = if i + 1 < rows.len() { "," } else { "" };
+        let comma = if i + 1 < rows.len() + missing.len() { "," } else { "" };
         writeln!(
             out,
             "  {{\"sector\": {}, \"states\": {}, \"wins\": {}, \"losses\": {}, \"draws\": {}, \"max_win\": {}, \
@@ -94,6 +111,10 @@ fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
             row.bytes,
             row.bits_per_state(),
         )?;
+    }
+    for (i, sector) in missing.iter().enumerate() {
+        let comma = if i + 1 < missing.len() { "," } else { "" };
+        writeln!(out, "  {{\"sector\": {}, \"missing\": true}}{comma}", json::string(&sector.to_string()))?;
     }
     writeln!(out, "]")?;
     Ok(())
@@ -112,7 +133,7 @@ fn write_tsv(rows: &[Row], out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn write_text(db: &Database, rows: &[Row], missing: &[Sector], out: &mut impl Write) -> Result<()> {
+fn write_text(db: &Database, rows: &[Row], missing: &[Sector], all: bool, out: &mut impl Write) -> Result<()> {
     let total = Row {
         label: format!("{} sectors", rows.len()),
         counts: rows.iter().fold(Counts::default(), |a, r| morris::solve::add_counts(a, r.counts.clone())),
@@ -147,16 +168,12 @@ fn write_text(db: &Database, rows: &[Row], missing: &[Sector], out: &mut impl Wr
     writeln!(out, "{}", "-".repeat(header.len()))?;
     writeln!(out, "{}", line(&total))?;
     if !missing.is_empty() {
-        let mut names: Vec<String> = missing.iter().take(12).map(|s| s.to_string()).collect();
-        if missing.len() > names.len() {
-            names.push("...".to_string());
-        }
         writeln!(
             out,
             "not in the database ({} of {} sectors): {}",
             missing.len(),
             missing.len() + rows.len(),
-            names.join(" ")
+            missing_names(missing, all)
         )?;
     }
     Ok(())

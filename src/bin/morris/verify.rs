@@ -1,7 +1,7 @@
 //! `morris verify`: every table's checksums, then the independent forward
 //! check of every stored value; a non-zero exit when anything is wrong.
 
-use crate::{describe, solve::threads, stats::sectors_in, units};
+use crate::{describe, solve::threads, stats::missing_names, stats::sectors_in, units};
 use anyhow::{anyhow, bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use morris::database::Database;
@@ -15,6 +15,10 @@ pub struct Args {
     /// Worker threads. Default: all cores.
     #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
+
+    /// List every sector missing from the database, not only the first 12.
+    #[arg(long)]
+    all: bool,
 }
 
 pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
@@ -94,11 +98,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         if failed.is_empty() { "every value agrees".to_string() } else { format!("{mismatches} mismatches") }
     )?;
     if !missing.is_empty() {
-        let mut names: Vec<String> = missing.iter().take(12).map(|s| s.to_string()).collect();
-        if missing.len() > names.len() {
-            names.push("...".to_string());
-        }
-        writeln!(out, "not in the database, not checked ({}): {}", missing.len(), names.join(" "))?;
+        writeln!(out, "not in the database, not checked ({}): {}", missing.len(), missing_names(&missing, args.all))?;
     }
     start_position(db, &missing, out)?;
     out.flush()?;
