@@ -26,7 +26,8 @@ fn main() {
     let variant = Variant::named(args.get(2).map_or("nine", |s| s.as_str())).expect("a variant");
     let db = Database::new(&args[0], variant);
     let mut search = Search::with_options(&db, SearchOptions { transposition_bytes: 1 << 30 });
-    let start = State { mover: 0, opponent: 0, mover_hand: k, opponent_hand: k };
+    let k2: u8 = args.get(3).map_or(k, |s| s.parse().expect("K2"));
+    let start = State { mover: 0, opponent: 0, mover_hand: k, opponent_hand: k2 };
     let outcome = search.outcome(&start).expect("the moving phase is in the database");
     let s = search.stats();
     println!(
