@@ -31,7 +31,7 @@ fn main() {
     let outcome = search.outcome(&start).expect("the moving phase is in the database");
     let s = search.stats();
     println!(
-        "{} with {k} stones a side: {} ({} nodes, {} transpositions, {} remembered, {} leaf probes, {:.2} s, {:.2} M nodes/s)",
+        "{} with {k} against {k2} stones in hand: {} ({} nodes, {} transpositions, {} remembered, {} leaf probes, {:.2} s, {:.2} M nodes/s)",
         db.variant().name(),
         outcome.kind(),
         s.nodes,
