@@ -31,7 +31,7 @@ fn main() {
     let outcome = search.outcome(&start).expect("the moving phase is in the database");
     let s = search.stats();
     println!(
-        "{} with {k} against {k2} stones in hand: {} ({} nodes, {} transpositions, {} remembered, {} leaf probes, {:.2} s, {:.2} M nodes/s)",
+        "{} with {k} against {k2} stones in hand: {} ({} nodes, {} transpositions, {} remembered, {} leaf probes, {:.2} s of which {:.2} s copying tables, {:.2} M nodes/s)",
         db.variant().name(),
         outcome.kind(),
         s.nodes,
@@ -39,6 +39,7 @@ fn main() {
         s.remembered,
         s.probes,
         s.elapsed.as_secs_f64(),
+        s.loading.as_secs_f64(),
         s.nodes_per_second() / 1e6
     );
 }

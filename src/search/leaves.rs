@@ -26,19 +26,26 @@ pub struct Leaves {
     /// Counts run over `0..dim` (stones per side + 1).
     dim: usize,
     sectors: Vec<Leaf>,
-    loaded: usize,
-    bytes: usize,
+    loaded: Loaded,
+}
+
+/// What copying the tables has cost.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Loaded {
+    pub sectors: usize,
+    pub bytes: usize,
+    pub time: std::time::Duration,
 }
 
 impl Leaves {
     pub fn new(stones: u8) -> Leaves {
         let dim = stones as usize + 1;
-        Leaves { dim, sectors: (0..dim.pow(4)).map(|_| Leaf::Unknown).collect(), loaded: 0, bytes: 0 }
+        Leaves { dim, sectors: (0..dim.pow(4)).map(|_| Leaf::Unknown).collect(), loaded: Loaded::default() }
     }
 
-    /// Sectors copied so far, and their bytes.
-    pub fn loaded(&self) -> (usize, usize) {
-        (self.loaded, self.bytes)
+    /// Sectors copied so far, their bytes and the time it took.
+    pub fn loaded(&self) -> Loaded {
+        self.loaded
     }
 
     fn entry(&self, s: Sector) -> usize {
@@ -64,9 +71,11 @@ impl Leaves {
         if !sector.is_moving() && !db.has(sector) {
             return Ok(Leaf::Absent);
         }
+        let started = std::time::Instant::now();
         let packed = pack(&db.load_cells(sector)?);
-        self.loaded += 1;
-        self.bytes += packed.len();
+        self.loaded.sectors += 1;
+        self.loaded.bytes += packed.len();
+        self.loaded.time += started.elapsed();
         Ok(Leaf::Scores(packed))
     }
 }

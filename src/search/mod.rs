@@ -83,17 +83,20 @@ pub struct SearchStats {
     pub transpositions: u64,
     /// Entries the transposition table holds.
     pub remembered: u64,
-    /// Sector tables copied for the leaves, and their size in bytes.
+    /// Sector tables copied for the leaves, their size in bytes, and the
+    /// time the copies took.
     pub sectors_loaded: usize,
     pub leaf_bytes: usize,
+    pub loading: Duration,
     /// Time spent searching (copying tables included).
     pub elapsed: Duration,
 }
 
 impl SearchStats {
-    /// Nodes per second of search.
+    /// Nodes per second of search, not counting the time spent copying
+    /// tables.
     pub fn nodes_per_second(&self) -> f64 {
-        self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9)
+        self.nodes as f64 / self.elapsed.saturating_sub(self.loading).as_secs_f64().max(1e-9)
     }
 }
 
@@ -161,9 +164,16 @@ impl<'a> Search<'a> {
 
     /// What all questions so far have cost.
     pub fn stats(&self) -> SearchStats {
-        let (sectors_loaded, leaf_bytes) = self.leaves.loaded();
+        let loaded = self.leaves.loaded();
         let running = self.started.map_or(Duration::ZERO, |t| t.elapsed());
-        SearchStats { remembered: self.table.occupied(), sectors_loaded, leaf_bytes, elapsed: self.stats.elapsed + running, ..self.stats }
+        SearchStats {
+            remembered: self.table.occupied(),
+            sectors_loaded: loaded.sectors,
+            leaf_bytes: loaded.bytes,
+            loading: loaded.time,
+            elapsed: self.stats.elapsed + running,
+            ..self.stats
+        }
     }
 
     /// Bytes the transposition table reserves.

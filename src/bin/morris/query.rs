@@ -68,13 +68,14 @@ pub fn run(variant: &Variant, db_dir: &Path, args: &Args, out: &mut impl Write) 
 /// What a placement search did, on one line.
 fn summary(s: &SearchStats) -> String {
     format!(
-        "{} nodes, {} transpositions ({} positions remembered), {} leaf probes, {} tables copied ({}), {:.1} s, {} nodes",
+        "{} nodes, {} transpositions ({} positions remembered), {} leaf probes, {} tables copied ({}, {:.1} s), {:.1} s in all, {} nodes",
         s.nodes,
         s.transpositions,
         s.remembered,
         s.probes,
         s.sectors_loaded,
         crate::units::bytes(s.leaf_bytes as u64),
+        s.loading.as_secs_f64(),
         s.elapsed.as_secs_f64(),
         crate::units::rate(s.nodes_per_second())
     )
