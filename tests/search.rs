@@ -44,7 +44,7 @@ fn search_agrees_with_tables(v: Variant, max_stones: u32, step: u64, options: Se
         let mut k = 0u64;
         index.for_each_in(0..index.slots(), |_, mover, opponent| {
             k += 1;
-            if k % step != 0 {
+            if !k.is_multiple_of(step) {
                 return;
             }
             let state = State { mover, opponent, mover_hand: sector.mover_hand, opponent_hand: sector.opponent_hand };

@@ -295,7 +295,7 @@ impl<'a> Search<'a> {
     }
 
     fn maybe_report(&mut self) {
-        if self.stats.nodes % 4096 != 0 {
+        if !self.stats.nodes.is_multiple_of(4096) {
             return;
         }
         if let Some(report) = self.report {
