@@ -454,11 +454,17 @@ impl<'db> Query<'db> {
             Value::Draw => DRAW_LINE_PLIES,
             _ => MAX_LINE_PLIES,
         };
-        // The first ply of the line is the best move already found.
-        let next = after(position, best.mv);
+        // The first ply of the line is the best move already found; for a
+        // searched position the one the search's proof used, whose proof
+        // the line then follows through the transposition table.
+        let first = match known {
+            Some(_) => self.first_keeping(&state, value)?.unwrap_or(best),
+            None => best,
+        };
+        let next = after(position, first.mv);
         let (next_value, next_exactness) = self.state_value(&next.state())?;
         let mut line = self.line_from(&next, next_value, next_exactness, max_plies - 1)?;
-        line.moves.insert(0, best.mv);
+        line.moves.insert(0, first.mv);
         Ok(Analysis {
             position: *position,
             sector,

@@ -4,6 +4,7 @@
 use crate::{describe, json};
 use anyhow::Result;
 use morris::database::Database;
+use morris::index::Sector;
 use morris::position::{Move, Position};
 use morris::query::{describe_result, play_moves, Analysis, Exactness, Query};
 use morris::search::{SearchOptions, SearchStats};
@@ -49,20 +50,31 @@ pub fn run(variant: &Variant, db_dir: &Path, args: &Args, out: &mut impl Write) 
     };
     let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
     let query = Query::with_search(&db, options, &report);
-    let analysis = query.analyse(&position);
-    if reported.get() {
-        eprintln!();
-    }
-    let stats = query.search_stats();
-    if stats.nodes > 0 {
-        eprintln!("placement search: {}", summary(&stats));
-    }
-    let analysis = analysis?;
+    let end_progress = |what: &str| {
+        if reported.replace(false) {
+            eprintln!();
+        }
+        let stats = query.search_stats();
+        if stats.nodes > 0 {
+            eprintln!("placement search ({what}): {}", summary(&stats));
+        }
+    };
     if args.json {
-        write_json(variant, &analysis, out)
-    } else {
-        write_text(variant, db_dir, &played, &analysis, out)
+        let analysis = query.analyse(&position);
+        end_progress("value, moves and line");
+        return write_json(variant, &analysis?, out);
     }
+    // The value first: a search proves it well before every move's result
+    // (each needs a proof of its own), and a reader waiting on nine's
+    // start should see it as soon as it is known.
+    let value = query.value(&position);
+    end_progress("value");
+    let (value, exactness) = value?;
+    write_head(variant, db_dir, &played, &position, value, exactness, out)?;
+    out.flush()?;
+    let analysis = query.analyse(&position);
+    end_progress("value, moves and line");
+    write_moves(variant, &analysis?, out)
 }
 
 /// What a placement search did, on one line.
@@ -89,36 +101,45 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
     Ok(Position::parse(text, variant)?)
 }
 
-fn write_text(
+/// The diagram, where the position comes from, and its value.
+fn write_head(
     variant: &Variant,
     db_dir: &Path,
     played: &[Move],
-    a: &Analysis,
+    position: &Position,
+    value: Value,
+    exactness: Exactness,
     out: &mut impl Write,
 ) -> Result<()> {
-    let me = a.position.to_move;
-    write!(out, "{}", a.position.diagram(variant))?;
+    let me = position.to_move;
+    write!(out, "{}", position.diagram(variant))?;
     writeln!(out)?;
     field(out, "variant", &describe(variant))?;
     field(out, "database", &db_dir.display().to_string())?;
     if !played.is_empty() {
         field(out, "after", &notation(variant, played))?;
     }
-    field(out, "position", &a.position.notation(variant))?;
+    field(out, "position", &position.notation(variant))?;
     field(out, "to move", me.name())?;
-    field(out, "sector", &a.sector.to_string())?;
-    let mut value = match a.status {
-        Status::Playing => describe_result(a.value, a.exactness, me),
-        Status::Lost if a.position.state().mover_stones() < 3 => {
+    let state = position.state();
+    field(out, "sector", &Sector::of(&state).to_string())?;
+    let mut text = match morris::rules::status(variant, &state) {
+        Status::Playing => describe_result(value, exactness, me),
+        Status::Lost if state.mover_stones() < 3 => {
             format!("{me} has lost: fewer than 3 stones")
         }
         Status::Lost => format!("{me} has lost: no legal move"),
         Status::Drawn => "Draw: the board is full".to_string(),
     };
-    if a.exactness != Exactness::Exact {
-        value.push_str(" (proved by a search down to the moving-phase tables; distances need placement tables)");
+    if exactness != Exactness::Exact {
+        text.push_str(" (proved by a search down to the moving-phase tables; distances need placement tables)");
     }
-    field(out, "value", &value)?;
+    field(out, "value", &text)
+}
+
+/// Every move with its result, and the perfect-play line.
+fn write_moves(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<()> {
+    let me = a.position.to_move;
     if a.moves.is_empty() {
         return Ok(());
     }
