@@ -123,7 +123,8 @@ pub struct Search<'a> {
     /// Move lists, one per ply from the root, reused from node to node.
     moves: Vec<Vec<Scored>>,
     stats: SearchStats,
-    /// When the current question began, and the time of earlier ones.
+    /// When the current question began; its time joins `stats.elapsed`
+    /// when it ends.
     started: Option<Instant>,
     report: Option<&'a dyn Fn(&SearchStats)>,
     next_report: Instant,
