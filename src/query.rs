@@ -16,10 +16,11 @@ use crate::database::{Database, DbError};
 use crate::index::Sector;
 use crate::position::{Color, Move, NotationError, Position, State};
 use crate::rules::{legal_moves, play, status, Status};
-use crate::search::{Outcome, Search, SearchStats};
+use crate::search::{Outcome, Search, SearchOptions, SearchStats};
 use crate::value::Value;
-use std::cell::RefCell;
 use crate::variant::{points, Variant};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// Plies of a drawn line before [`Query::analyse`] cuts it.
@@ -35,9 +36,8 @@ pub enum Exactness {
     /// Win, loss or draw, and the distance to the end, are exact: they come
     /// from a table or from the rules.
     Exact,
-    /// Win, loss or draw is exact, the distance is not proven to be the
-    /// fastest win or slowest loss. Reserved for placement positions
-    /// answered by search instead of tables; nothing produces it yet.
+    /// Win, loss or draw is exact, the distance is unknown: a placement
+    /// position answered by search instead of tables.
     ValueOnly,
 }
 
@@ -155,7 +155,19 @@ impl<'db> Query<'db> {
     /// Queries on `db` that call `report` about once a second while a
     /// placement search runs.
     pub fn with_search_progress(db: &'db Database, report: &'db dyn Fn(&SearchStats)) -> Query<'db> {
-        Query { db, search: RefCell::new(Search::new(db).with_progress(report)) }
+        Query::with_search(db, SearchOptions::default(), report)
+    }
+
+    /// Queries on `db` whose placement search has `options` and calls
+    /// `report` about once a second.
+    pub fn with_search(db: &'db Database, options: SearchOptions, report: &'db dyn Fn(&SearchStats)) -> Query<'db> {
+        Query { db, search: RefCell::new(Search::with_options(db, options).with_progress(report)) }
+    }
+
+    /// What the placement search has done so far (all zero when no
+    /// position needed it).
+    pub fn search_stats(&self) -> SearchStats {
+        self.search.borrow().stats()
     }
 
     /// The database asked.
@@ -175,16 +187,37 @@ impl<'db> Query<'db> {
     /// loss or draw but no distance (`ValueOnly`; its `Value` then carries
     /// the placeholder distance 0 for a loss and 1 for a win).
     pub fn state_value(&self, state: &State) -> Result<(Value, Exactness), QueryError> {
+        self.bounded_value(state, None, &mut HashMap::new())
+    }
+
+    /// As [`Query::state_value`], knowing that the position's value for
+    /// the side to move is at least the reverse of `parent` (the value of
+    /// the position before, whose mover does no better than that). A
+    /// searched position then needs one or two null-window proofs instead
+    /// of a full search. Searched outcomes are remembered in `seen` by
+    /// canonical position, so symmetric moves are searched once.
+    fn bounded_value(
+        &self,
+        state: &State,
+        parent: Option<Outcome>,
+        seen: &mut HashMap<(Sector, u64), Outcome>,
+    ) -> Result<(Value, Exactness), QueryError> {
         if state.mover_stones() < 3 {
             return Ok((Value::Loss(0), Exactness::Exact));
         }
         match self.db.value(state) {
             Ok(value) => Ok((value, Exactness::Exact)),
             Err(DbError::Missing { .. }) if !state.is_moving_phase() => {
-                // The search may reach any moving sector up to the
-                // position's stones: ask for all of them up front.
-                self.db.check_moving_phase(state.mover_stones() + state.opponent_stones())?;
-                let outcome = self.search.borrow_mut().outcome(state)?;
+                let sector = Sector::of(state);
+                let key = (sector, self.db.indexer().sector(sector).rank(state.mover, state.opponent));
+                let outcome = match seen.get(&key) {
+                    Some(&o) => o,
+                    None => {
+                        let o = self.search_outcome(state, parent)?;
+                        seen.insert(key, o);
+                        o
+                    }
+                };
                 let value = match outcome {
                     Outcome::Win => Value::Win(1),
                     Outcome::Draw => Value::Draw,
@@ -194,6 +227,26 @@ impl<'db> Query<'db> {
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// The outcome of a placement position without a table, by search;
+    /// `parent` as in [`Query::bounded_value`].
+    fn search_outcome(&self, state: &State, parent: Option<Outcome>) -> Result<Outcome, QueryError> {
+        // The search may reach any moving sector up to the position's
+        // stones: ask for all of them up front, not node by node.
+        self.db.check_moving_phase(state.mover_stones() + state.opponent_stones())?;
+        let mut search = self.search.borrow_mut();
+        let floor = parent.map_or(-1, |p| -p.score());
+        let outcome = if floor == 1 {
+            Outcome::Win
+        } else if !search.at_least(state, floor + 1)? {
+            Outcome::from_score(floor)
+        } else if floor == 0 || !search.at_least(state, 1)? {
+            Outcome::from_score(floor + 1)
+        } else {
+            Outcome::Win
+        };
+        Ok(outcome)
     }
 
     /// The value of `position` for the side to move. A game that is over is
@@ -215,10 +268,18 @@ impl<'db> Query<'db> {
     }
 
     fn moves_of(&self, state: &State) -> Result<Vec<MoveValue>, QueryError> {
+        self.moves_below(state, None)
+    }
+
+    /// Every legal move of `state` with its result, best first; `known`,
+    /// when a search found the position's outcome, bounds every move's
+    /// result from above and spares proofs.
+    fn moves_below(&self, state: &State, known: Option<Outcome>) -> Result<Vec<MoveValue>, QueryError> {
+        let mut seen = HashMap::new();
         let mut moves = legal_moves(self.variant(), state)
             .into_iter()
             .map(|mv| {
-                let (after, exactness) = self.state_value(&play(state, mv))?;
+                let (after, exactness) = self.bounded_value(&play(state, mv), known, &mut seen)?;
                 Ok(MoveValue {
                     mv,
                     value: after.back(),
@@ -264,12 +325,33 @@ impl<'db> Query<'db> {
                 }
             }
         }
+        if exactness == Exactness::ValueOnly {
+            if let Some(best) = self.first_keeping(&state, value)? {
+                return Ok(best);
+            }
+        }
         let moves = self.moves_of(&state)?;
         let best = *moves
             .first()
             .expect("a position that is not over has a legal move");
         self.check_agrees(position, value, exactness, &best)?;
         Ok(best)
+    }
+
+    /// The first move, in the search's order, whose result is as good as
+    /// `value` (of a searched position): the move the search's own proof
+    /// used, so its proof is still in the transposition table.
+    fn first_keeping(&self, state: &State, value: Value) -> Result<Option<MoveValue>, QueryError> {
+        let known = Some(outcome_of(value));
+        let moves = self.search.borrow().ordered_moves(state);
+        let mut seen = HashMap::new();
+        for mv in moves {
+            let (after, exactness) = self.bounded_value(&play(state, mv), known, &mut seen)?;
+            if after.back().kind() == value.kind() {
+                return Ok(Some(MoveValue { mv, value: after.back(), exactness }));
+            }
+        }
+        Ok(None)
     }
 
     /// An error unless the best move's result agrees with the position's
@@ -363,7 +445,8 @@ impl<'db> Query<'db> {
             });
         }
         let (value, exactness) = self.state_value(&state)?;
-        let moves = self.moves_of(&state)?;
+        let known = (exactness == Exactness::ValueOnly).then(|| outcome_of(value));
+        let moves = self.moves_below(&state, known)?;
         let best = moves[0];
         self.check_agrees(position, value, exactness, &best)?;
         let exactness = moves.iter().fold(exactness, |e, m| e.and(m.exactness));
@@ -371,11 +454,17 @@ impl<'db> Query<'db> {
             Value::Draw => DRAW_LINE_PLIES,
             _ => MAX_LINE_PLIES,
         };
-        // The first ply of the line is the best move already found.
-        let next = after(position, best.mv);
+        // The first ply of the line is the best move already found; for a
+        // searched position the one the search's proof used, whose proof
+        // the line then follows through the transposition table.
+        let first = match known {
+            Some(_) => self.first_keeping(&state, value)?.unwrap_or(best),
+            None => best,
+        };
+        let next = after(position, first.mv);
         let (next_value, next_exactness) = self.state_value(&next.state())?;
         let mut line = self.line_from(&next, next_value, next_exactness, max_plies - 1)?;
-        line.moves.insert(0, best.mv);
+        line.moves.insert(0, first.mv);
         Ok(Analysis {
             position: *position,
             sector,
@@ -427,6 +516,15 @@ impl<'db> Query<'db> {
             }
         }
         Ok(chances)
+    }
+}
+
+/// Win, loss or draw, without the distance.
+fn outcome_of(value: Value) -> Outcome {
+    match value {
+        Value::Win(_) => Outcome::Win,
+        Value::Draw => Outcome::Draw,
+        Value::Loss(_) => Outcome::Loss,
     }
 }
 

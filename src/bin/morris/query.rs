@@ -4,9 +4,10 @@
 use crate::{describe, json};
 use anyhow::Result;
 use morris::database::Database;
+use morris::index::Sector;
 use morris::position::{Move, Position};
-use morris::search::SearchStats;
 use morris::query::{describe_result, play_moves, Analysis, Exactness, Query};
+use morris::search::{SearchOptions, SearchStats};
 use morris::rules::Status;
 use morris::value::Value;
 use morris::variant::Variant;
@@ -27,6 +28,12 @@ pub struct Args {
     /// One JSON object instead of text.
     #[arg(long)]
     json: bool,
+
+    /// Memory for the transposition table of the placement search, in MiB
+    /// (besides it, the search keeps a 2-bit copy of each moving-phase
+    /// table it reads: 2.3 GB for the whole of nine).
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    transposition_mib: usize,
 }
 
 pub fn run(variant: &Variant, db_dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
@@ -39,25 +46,51 @@ pub fn run(variant: &Variant, db_dir: &Path, args: &Args, out: &mut impl Write) 
     let reported = std::cell::Cell::new(false);
     let report = |stats: &SearchStats| {
         reported.set(true);
-        eprint!(
-            "\rsearching the placement phase: {} nodes, {} table probes, {} positions remembered, {:.0} s ",
-            stats.nodes,
-            stats.probes,
-            stats.transpositions,
-            stats.elapsed.as_secs_f64()
-        );
+        eprint!("\rsearching the placement phase: {} ", summary(stats));
     };
-    let query = Query::with_search_progress(&db, &report);
-    let analysis = query.analyse(&position);
-    if reported.get() {
-        eprintln!();
-    }
-    let analysis = analysis?;
+    let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
+    let query = Query::with_search(&db, options, &report);
+    let end_progress = |what: &str| {
+        if reported.replace(false) {
+            eprintln!();
+        }
+        let stats = query.search_stats();
+        if stats.nodes > 0 {
+            eprintln!("placement search ({what}): {}", summary(&stats));
+        }
+    };
     if args.json {
-        write_json(variant, &analysis, out)
-    } else {
-        write_text(variant, db_dir, &played, &analysis, out)
+        let analysis = query.analyse(&position);
+        end_progress("value, moves and line");
+        return write_json(variant, &analysis?, out);
     }
+    // The value first: a search proves it well before every move's result
+    // (each needs a proof of its own), and a reader waiting on nine's
+    // start should see it as soon as it is known.
+    let value = query.value(&position);
+    end_progress("value");
+    let (value, exactness) = value?;
+    write_head(variant, db_dir, &played, &position, value, exactness, out)?;
+    out.flush()?;
+    let analysis = query.analyse(&position);
+    end_progress("value, moves and line");
+    write_moves(variant, &analysis?, out)
+}
+
+/// What a placement search did, on one line.
+fn summary(s: &SearchStats) -> String {
+    format!(
+        "{} nodes, {} transpositions ({} positions remembered), {} leaf probes, {} tables copied ({}, {:.1} s), {:.1} s in all, {} nodes",
+        s.nodes,
+        s.transpositions,
+        s.remembered,
+        s.probes,
+        s.sectors_loaded,
+        crate::units::bytes(s.leaf_bytes as u64),
+        s.loading.as_secs_f64(),
+        s.elapsed.as_secs_f64(),
+        crate::units::rate(s.nodes_per_second())
+    )
 }
 
 /// `start`, or a position in notation.
@@ -68,36 +101,45 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
     Ok(Position::parse(text, variant)?)
 }
 
-fn write_text(
+/// The diagram, where the position comes from, and its value.
+fn write_head(
     variant: &Variant,
     db_dir: &Path,
     played: &[Move],
-    a: &Analysis,
+    position: &Position,
+    value: Value,
+    exactness: Exactness,
     out: &mut impl Write,
 ) -> Result<()> {
-    let me = a.position.to_move;
-    write!(out, "{}", a.position.diagram(variant))?;
+    let me = position.to_move;
+    write!(out, "{}", position.diagram(variant))?;
     writeln!(out)?;
     field(out, "variant", &describe(variant))?;
     field(out, "database", &db_dir.display().to_string())?;
     if !played.is_empty() {
         field(out, "after", &notation(variant, played))?;
     }
-    field(out, "position", &a.position.notation(variant))?;
+    field(out, "position", &position.notation(variant))?;
     field(out, "to move", me.name())?;
-    field(out, "sector", &a.sector.to_string())?;
-    let mut value = match a.status {
-        Status::Playing => describe_result(a.value, a.exactness, me),
-        Status::Lost if a.position.state().mover_stones() < 3 => {
+    let state = position.state();
+    field(out, "sector", &Sector::of(&state).to_string())?;
+    let mut text = match morris::rules::status(variant, &state) {
+        Status::Playing => describe_result(value, exactness, me),
+        Status::Lost if state.mover_stones() < 3 => {
             format!("{me} has lost: fewer than 3 stones")
         }
         Status::Lost => format!("{me} has lost: no legal move"),
         Status::Drawn => "Draw: the board is full".to_string(),
     };
-    if a.exactness != Exactness::Exact {
-        value.push_str(" (proved by a search down to the moving-phase tables; distances need placement tables)");
+    if exactness != Exactness::Exact {
+        text.push_str(" (proved by a search down to the moving-phase tables; distances need placement tables)");
     }
-    field(out, "value", &value)?;
+    field(out, "value", &text)
+}
+
+/// Every move with its result, and the perfect-play line.
+fn write_moves(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<()> {
+    let me = a.position.to_move;
     if a.moves.is_empty() {
         return Ok(());
     }
