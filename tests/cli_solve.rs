@@ -11,37 +11,13 @@ use morris::variant::Variant;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-fn command(db: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_morris"));
-    command
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .env_remove("MORRIS_VARIANT")
-        .env_remove("MORRIS_DB")
-        .env_remove("MORRIS_CHECKPOINT_SECS");
-    command
-}
-
-fn morris(db: &Path, args: &[&str]) -> Output {
-    command(db, args).output().expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
-}
-
-/// A successful run's stdout.
-fn ok(db: &Path, args: &[&str]) -> String {
-    let output = morris(db, args);
-    assert!(output.status.success(), "morris {args:?} failed: {}{}", text(&output.stdout), text(&output.stderr));
-    text(&output.stdout)
-}
+mod common;
+use common::{command, morris, ok, text};
 
 /// A failed run: exit code 1 and one line on stderr; returns (stdout, stderr).
 fn fails(db: &Path, args: &[&str]) -> (String, String) {
