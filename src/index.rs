@@ -155,7 +155,7 @@ fn compact_rank(set: Bits, free: Bits) -> u64 {
 /// Spreads the bits of `compact` over the points of `free`, lowest first:
 /// one `pdep` where the CPU has it.
 #[inline]
-fn deposit_bits(compact: Bits, free: Bits) -> Bits {
+pub(crate) fn deposit_bits(compact: Bits, free: Bits) -> Bits {
     #[cfg(target_feature = "bmi2")]
     {
         // Safety: the instruction exists, as the target feature says.
@@ -217,7 +217,7 @@ impl Classes {
 }
 
 /// Calls `f(rank, set)` for every `size`-subset of `0..n` in colex order.
-fn for_each_subset(n: u32, size: u32, mut f: impl FnMut(u64, Bits)) {
+pub(crate) fn for_each_subset(n: u32, size: u32, mut f: impl FnMut(u64, Bits)) {
     if size > n {
         return;
     }
@@ -288,6 +288,15 @@ impl Indexer {
     /// the crate's variants).
     pub fn point_images(&self) -> Option<&PointImages> {
         self.images.as_ref()
+    }
+
+    /// The canonical sets of `size` points (each the smallest image of its
+    /// orbit), in class order, and the symmetries that fix each. These are
+    /// the classes of a sector's mover; a solver that walks a sector by its
+    /// opponent's stones uses them for the opponent instead.
+    pub fn set_classes(&self, size: u32) -> (&[Bits], &[u32]) {
+        let classes = self.classes(size);
+        (&classes.reps, &classes.stabilisers)
     }
 
     fn classes(&self, size: u32) -> &Classes {
@@ -394,6 +403,7 @@ impl PointImages {
 }
 
 /// The slots of one sector.
+#[derive(Clone, Copy)]
 pub struct SectorIndex<'a> {
     ix: &'a Indexer,
     classes: &'a Classes,

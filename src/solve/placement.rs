@@ -7,11 +7,12 @@
 //! that the forward check (`verify`) uses.
 
 use super::{add_counts, tally, Progress, SolveError};
-use crate::index::{Indexer, Sector};
+use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
 use crate::table::Counts;
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU16, Ordering};
 
 /// Slots handled by one rayon task.
 const CHUNK: u64 = 1 << 14;
@@ -44,6 +45,14 @@ pub fn successor_sectors(sector: Sector) -> Vec<Sector> {
 /// slot; non-canonical slots get 0) and returns its counts. Variants where
 /// a player may move while placing (Lasker) have cycles here and are not
 /// handled by this solver.
+///
+/// The sector is walked by its opponent's stones, not in slot order: every
+/// quiet placement of a state (mover `M`, opponent `O`) leads to the state
+/// whose mover is `O`, and every capture to one whose mover is `O` less a
+/// stone. Taking `O` canonical and then every mover set `M` around it, the
+/// successors of all those states lie in one block of the quiet table and
+/// a few blocks of the capture table, which stay in cache; only each
+/// state's own cell is written at a scattered slot.
 pub fn solve_sector(
     v: &Variant,
     ix: &Indexer,
@@ -55,32 +64,37 @@ pub fn solve_sector(
     if v.move_while_placing() {
         return Err(SolveError::Cyclic(sector.to_string()));
     }
-    let index = ix.sector(sector);
-    if cells.len() as u64 != index.slots() {
+    let own = ix.sector(sector);
+    if cells.len() as u64 != own.slots() {
         return Err(SolveError::BadPair(sector.to_string()));
     }
-    let lookup = |s: Sector| successors.iter().find(|t| t.sector == s).map(|t| (ix.sector(s), t.cells));
+    let lookup = |s: Sector| successors.iter().find(|t| t.sector == s).map(|t| Table { index: ix.sector(s), cells: t.cells });
     let quiet = lookup(successor_sectors(sector)[0]).ok_or_else(|| SolveError::BadPair(sector.to_string()))?;
     let capture = successor_sectors(sector).get(1).and_then(|&s| lookup(s));
-    let opponent_survives_capture = sector.opponent + sector.opponent_hand > 3;
-    progress.start("placement", index.slots());
-    let counts = cells
-        .par_chunks_mut(CHUNK as usize)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let mut counts = Counts::default();
+    let walk = Walk {
+        v,
+        ix,
+        sector,
+        own,
+        quiet,
+        capture,
+        opponent_survives_capture: sector.opponent + sector.opponent_hand > 3,
+    };
+    progress.start("placement", own.slots());
+    // Non-canonical slots stay 0; every canonical slot is written once.
+    cells.par_chunks_mut(CHUNK as usize).for_each(|chunk| chunk.fill(0));
+    let out = atomic_cells(cells);
+    let (opponents, stabilisers) = ix.set_classes(sector.opponent as u32);
+    let per_opponent = own.slots() / opponents.len().max(1) as u64;
+    let counts = (0..opponents.len())
+        .into_par_iter()
+        .map(|class| {
             // The caller throws the cells away when it cancels.
             if progress.cancelled() {
-                return counts;
+                return Counts::default();
             }
-            let start = c as u64 * CHUNK;
-            chunk.fill(0);
-            index.for_each_in(start..start + chunk.len() as u64, |slot, mover, opponent| {
-                let value = best_placement(v, mover, opponent, &quiet, capture.as_ref(), opponent_survives_capture);
-                chunk[(slot - start) as usize] = Cell::from(value).0;
-                tally(&mut counts, value);
-            });
-            progress.advance(chunk.len() as u64);
+            let counts = walk.around(opponents[class], stabilisers[class], out);
+            progress.advance(per_opponent);
             counts
         })
         .reduce(Counts::default, add_counts);
@@ -90,67 +104,126 @@ pub fn solve_sector(
     Ok(counts)
 }
 
-type Table<'a> = (crate::index::SectorIndex<'a>, &'a [u16]);
+/// A solved successor sector: its index and its cells.
+struct Table<'a> {
+    index: SectorIndex<'a>,
+    cells: &'a [u16],
+}
 
-/// The best value over every placement of the mover. The successors'
-/// cells are first located (with a prefetch each) and then read, so the
-/// scattered reads overlap.
-#[inline]
-fn best_placement(
-    v: &Variant,
-    mover: Bits,
-    opponent: Bits,
-    quiet: &Table,
-    capture: Option<&Table>,
+/// What the walk of one sector needs.
+struct Walk<'a> {
+    v: &'a Variant,
+    ix: &'a Indexer,
+    sector: Sector,
+    own: SectorIndex<'a>,
+    quiet: Table<'a>,
+    capture: Option<Table<'a>>,
     opponent_survives_capture: bool,
-) -> Value {
-    let board = v.board();
-    let empty = board.all() & !(mover | opponent);
-    let removable = board.removable(opponent);
-    // At most 24 placements, each removing one of at most 12 stones:
-    // (whether by capture, slot).
-    let mut found = [(false, 0u64); 24 * 12];
-    let mut n = 0;
-    let mut locate = |by_capture: bool, mover: Bits, opponent: Bits| {
-        let table = if by_capture { capture.expect("a capture sector when the opponent survives a capture") } else { quiet };
-        let slot = table.0.rank(mover, opponent);
-        prefetch(&table.1[slot as usize]);
-        found[n] = (by_capture, slot);
-        n += 1;
-    };
-    for to in points(empty) {
-        let own = mover | 1 << to;
-        if !board.closes_mill(own, to) || opponent == 0 {
-            locate(false, opponent, own);
-            continue;
+}
+
+impl Walk<'_> {
+    /// Solves every state whose opponent holds the canonical set
+    /// `opponent` (fixed by the symmetries in `stabiliser`), writing each
+    /// cell into `out`, and returns their counts.
+    fn around(&self, opponent: Bits, stabiliser: u32, out: &[AtomicU16]) -> Counts {
+        let board = self.v.board();
+        let free = board.all() & !opponent;
+        let syms = self.ix.symmetries();
+        let images = self.ix.point_images();
+        let opponent_images = images.map(|i| i.set(opponent));
+        let quiet = self.quiet.index.frame(opponent);
+        // The capture successors' movers: the opponent less each stone
+        // it may lose, framed once for all the states around it.
+        let mut captures = Vec::new();
+        if let Some(table) = self.capture.as_ref() {
+            for r in points(board.removable(opponent)) {
+                captures.push(table.index.frame(opponent ^ 1 << r));
+            }
         }
-        if !opponent_survives_capture {
-            return Value::Win(1);
-        }
-        for r in points(removable) {
-            locate(true, opponent ^ (1 << r), own);
-        }
+        let mut counts = Counts::default();
+        for_each_subset(free.count_ones(), self.sector.mover as u32, |_, compact| {
+            let mover = deposit_bits(compact, free);
+            // Around a symmetric opponent, positions that a symmetry fixing
+            // it maps onto each other are one state: take the smallest.
+            if stabiliser != 1 && points(stabiliser & !1).any(|s| syms.apply(s as usize, mover) < mover) {
+                return;
+            }
+            let value = self.best_placement(mover, opponent, &quiet, &captures);
+            let slot = match (images, opponent_images.as_ref()) {
+                (Some(i), Some(o)) => self.own.rank_images(&i.set(mover), o),
+                _ => self.own.rank(mover, opponent),
+            };
+            out[slot as usize].store(Cell::from(value).0, Ordering::Relaxed);
+            tally(&mut counts, value);
+        });
+        counts
     }
-    let cell = |(by_capture, slot): (bool, u64)| {
-        let table = if by_capture { capture.expect("located above") } else { quiet };
-        table.1[slot as usize]
-    };
-    found[..n]
-        .iter()
-        .map(|&f| Value::from(Cell(cell(f))).back())
-        .max_by_key(|v| v.preference())
+
+    /// The best value over every placement of the mover: the successor
+    /// that is worst for the opponent, one ply on.
+    #[inline]
+    fn best_placement(&self, mover: Bits, opponent: Bits, quiet: &MoverFrame, captures: &[MoverFrame]) -> Value {
+        let board = self.v.board();
+        let empty = board.all() & !(mover | opponent);
+        let quiet_cells = self.quiet.cells;
+        // The successor's cell with the smallest key is the best placement.
+        let mut best = u32::MAX;
+        for to in points(empty) {
+            let own = mover | 1 << to;
+            if opponent == 0 || !board.closes_mill(own, to) {
+                best = best.min(key(quiet_cells[quiet.rank(own) as usize]));
+                continue;
+            }
+            if !self.opponent_survives_capture {
+                return Value::Win(1);
+            }
+            let capture_cells = self.capture.as_ref().expect("a capture sector when the opponent survives a capture").cells;
+            for frame in captures {
+                best = best.min(key(capture_cells[frame.rank(own) as usize]));
+            }
+        }
         // A placement always has an empty point: the board cannot be full
         // while stones remain in hand.
-        .unwrap_or(Value::Loss(0))
-}
-
-/// Hints the CPU to fetch the cache line of `cell`.
-#[inline(always)]
-fn prefetch(cell: &u16) {
-    #[cfg(target_arch = "x86_64")]
-    // Safety: a prefetch is only a hint; any address is allowed.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(cell as *const u16 as *const i8, std::arch::x86_64::_MM_HINT_T0);
+        debug_assert!(best != u32::MAX, "a placement state without a placement");
+        Value::from(Cell(unkey(best))).back()
     }
 }
 
+/// Orders successor cells by how good they are for the side that moves
+/// into them, best first: a cell is the successor's value for its own
+/// mover, so the best is its fastest loss (even depth), then the slowest
+/// wins (odd depth), with draws between.
+#[inline(always)]
+fn key(cell: u16) -> u32 {
+    let c = cell as u32;
+    if c == 0 {
+        // A draw, between the losses and the wins.
+        return 1 << 17;
+    }
+    let depth = c - 1;
+    if depth % 2 == 0 {
+        depth
+    } else {
+        (1 << 18) - depth
+    }
+}
+
+/// The cell with key `k`.
+#[inline(always)]
+fn unkey(k: u32) -> u16 {
+    if k == 1 << 17 {
+        0
+    } else if k < 1 << 17 {
+        (k + 1) as u16
+    } else {
+        ((1 << 18) - k + 1) as u16
+    }
+}
+
+/// The cells as atomics, so that the walk's tasks write their scattered
+/// slots through shared references (each slot is written by one task).
+fn atomic_cells(cells: &mut [u16]) -> &[AtomicU16] {
+    // Safety: `AtomicU16` has the size and alignment of `u16`, and the
+    // exclusive borrow of `cells` is held for as long as the result lives.
+    unsafe { &*(cells as *mut [u16] as *const [AtomicU16]) }
+}
