@@ -69,7 +69,7 @@ fn io_error<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(std::io::Error)
 }
 
 /// What a working file or checkpoint is for, in the no-space message.
-const WORKING_AND_TABLES: &str = "working files and a safe bound on the tables";
+const PLACEMENT_TABLE: &str = "a safe bound on the table";
 const CHECKPOINTS_AND_TABLES: &str = "two checkpoints per side and a safe bound on the tables";
 
 /// The tables of one variant in one directory.
@@ -126,10 +126,6 @@ impl Database {
     /// Where the table of `sector` lives.
     pub fn table_path(&self, sector: Sector) -> PathBuf {
         self.dir.join(format!("{}-{}.mtb", self.variant.name(), sector))
-    }
-
-    fn working_path(&self, sector: Sector) -> PathBuf {
-        self.dir.join(format!("{}-{}.work", self.variant.name(), sector))
     }
 
     /// Where the checkpoint of a pair (both sides) lives: named after the
@@ -368,7 +364,7 @@ impl Database {
             placement_sectors(&self.variant).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
         sectors.reverse();
         let mut summary = PlacementSummary::default();
-        let mut loaded: Vec<(Sector, Vec<u16>)> = Vec::new();
+        let mut loaded: Vec<(Sector, HugeCells)> = Vec::new();
         for (i, &sector) in sectors.iter().enumerate() {
             if self.has(sector) {
                 summary.skipped.push(sector);
@@ -378,40 +374,48 @@ impl Database {
                 return Err(DbError::Interrupted(format!("stopped before placement sector {sector}")));
             }
             let slots = self.indexer.sector(sector).slots();
-            let needed = 2 * slots + max_table_bytes(slots);
-            self.check_space(format!("placement sector {sector}"), WORKING_AND_TABLES, needed)?;
+            // The cells are worked out in memory (a killed run starts the
+            // sector again), so the disk needs room for the table only.
+            let needed = max_table_bytes(slots);
+            self.check_space(format!("placement sector {sector}"), PLACEMENT_TABLE, needed)?;
             progress.begin_pair(&sector.to_string(), i + 1, sectors.len());
-            let t = std::time::Instant::now();
+            let began = std::time::Instant::now();
             let successors_needed = placement::successor_sectors(sector);
             loaded.retain(|(s, _)| successors_needed.contains(s));
             for s in successors_needed {
                 if !loaded.iter().any(|(l, _)| *l == s) {
-                    loaded.push((s, self.load_cells(s)?));
+                    loaded.push((s, self.load_cells_huge(s)?));
                 }
             }
             let successors: Vec<placement::Successor> =
                 loaded.iter().map(|(s, c)| placement::Successor { sector: *s, cells: c }).collect();
-            let mut map = self
-                .working_map(sector, slots)
-                .map_err(|e| self.no_space_or(format!("placement sector {sector}"), WORKING_AND_TABLES, needed, e))?;
-            let cells = &mut plain_cells_mut(&mut map)[..slots as usize];
+            let loaded_at = std::time::Instant::now();
+            let mut cells = HugeCells::zeroed(slots as usize)
+                .map_err(io_error(&self.table_path(sector), "allocate memory for the working cells"))?;
             let result =
-                pool.install(|| placement::solve_sector(&self.variant, &self.indexer, sector, &successors, cells, progress.phases()));
-            let written = result.map_err(DbError::from).and_then(|counts| {
-                self.write(sector, counts.clone(), cells)
-                    .map_err(|e| self.no_space_or(format!("placement sector {sector}"), WORKING_AND_TABLES, needed, e))?;
-                Ok(counts)
+                pool.install(|| placement::solve_sector(&self.variant, &self.indexer, sector, &successors, &mut cells, progress.phases()));
+            let walked_at = std::time::Instant::now();
+            let written = result.map_err(DbError::from).and_then(|(counts, edges)| {
+                self.write(sector, counts.clone(), &cells)
+                    .map_err(|e| self.no_space_or(format!("placement sector {sector}"), PLACEMENT_TABLE, needed, e))?;
+                Ok((counts, edges))
             });
-            drop(map);
-            let path = self.working_path(sector);
-            fs::remove_file(&path).map_err(io_error(&path, "remove the working file"))?;
-            let counts = written.map_err(|e| match e {
+            drop(cells);
+            let (counts, edges) = written.map_err(|e| match e {
                 DbError::Solve(SolveError::Interrupted(_)) => DbError::Interrupted(format!(
                     "stopped in placement sector {sector}, which starts again from its beginning"
                 )),
                 e => e,
             })?;
-            let report = PairReport { states: counts.states, init: t.elapsed(), counts: vec![(sector, counts)], ..Default::default() };
+            let report = PairReport {
+                states: counts.states,
+                edges,
+                init: loaded_at - began,
+                propagate: walked_at - loaded_at,
+                finish: walked_at.elapsed(),
+                counts: vec![(sector, counts)],
+                ..Default::default()
+            };
             progress.end_pair(&sector.to_string(), &report);
             summary.solved.push((sector, report));
         }
@@ -551,29 +555,6 @@ impl Database {
         fs::rename(&tmp, &path).map_err(io_error(&path, "rename the checkpoint into place"))?;
         fs::File::open(&self.dir).and_then(|d| d.sync_all()).map_err(io_error(&self.dir, "sync the directory"))
     }
-
-    /// A zeroed working file of `slots` cells, its space allocated on
-    /// disk, mapped into memory.
-    fn working_map(&self, sector: Sector, slots: u64) -> Result<MmapMut, DbError> {
-        let path = self.working_path(sector);
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .map_err(io_error(&path, "create the working file"))?;
-        // Allocated, not sparse: a mapped page without disk behind it
-        // would fault with SIGBUS when the disk is full.
-        if let Err(source) = space::allocate(&file, slots.max(1) * 2) {
-            let _ = fs::remove_file(&path);
-            return Err(DbError::Io { path, op: "allocate the working file", source });
-        }
-        // Safety: the file was just created by this process, which holds
-        // the directory's lock, so no other solver touches it. If it were
-        // truncated underneath, accesses would raise SIGBUS.
-        unsafe { MmapMut::map_mut(&file) }.map_err(io_error(&path, "map the working file"))
-    }
 }
 
 /// The solver's progress, passed on, plus the checkpoints of one pair.
@@ -652,13 +633,6 @@ fn atomic_cells(map: &MmapMut) -> &[AtomicU16] {
 fn plain_cells(map: &MmapMut) -> &[u16] {
     // Safety: as in `atomic_cells`; all solver threads have finished.
     unsafe { std::slice::from_raw_parts(map.as_ptr() as *const u16, map.len() / 2) }
-}
-
-/// The mapped bytes as plain cells for a single writer.
-fn plain_cells_mut(map: &mut MmapMut) -> &mut [u16] {
-    let len = map.len() / 2;
-    // Safety: page-aligned, u16-sized cells, exclusively borrowed.
-    unsafe { std::slice::from_raw_parts_mut(map.as_mut_ptr() as *mut u16, len) }
 }
 
 /// What a placement run did.

@@ -132,3 +132,36 @@ fn nine_moving_phase_totals() {
     assert_eq!(states, 8_904_593_601);
     assert!((slots as f64) < 1.05 * states as f64, "slots {slots} vs states {states}");
 }
+
+/// A frame's ranks (one at a time, and all the one-more positions in one
+/// pass) against the sector's own rank, on every raw position of small
+/// sectors: the placement solver ranks its successors this way.
+#[test]
+fn frame_ranks_agree_with_rank() {
+    for (variant, m, o) in [("nine", 3, 4), ("nine", 4, 2), ("nine", 0, 3), ("six", 4, 3), ("twelve", 3, 3)] {
+        let v = Variant::named(variant).unwrap();
+        let ix = Indexer::new(v.board());
+        let sector = ix.sector(Sector::moving(m, o + 1));
+        let n = v.board().points() as u32;
+        let all: Bits = if n == 32 { !0 } else { (1 << n) - 1 };
+        let (mut plain, mut checked) = (0, 0);
+        for_each_position(n, m as u32, o as u32, |mover, opponent| {
+            let frame = sector.frame(mover);
+            let mut slots = [u64::MAX; 32];
+            if frame.is_plain() {
+                frame.ranks_plus_one(opponent, &mut slots);
+                plain += 1;
+            }
+            for p in points(all & !(mover | opponent)) {
+                let slot = sector.rank(mover, opponent | 1 << p);
+                assert_eq!(frame.rank(opponent | 1 << p), slot, "{variant} {mover:x} {opponent:x} + {p}");
+                if frame.is_plain() {
+                    assert_eq!(slots[p as usize], slot, "{variant} {mover:x} {opponent:x} + {p}, in one pass");
+                }
+                checked += 1;
+            }
+        });
+        // An empty mover is fixed by every symmetry: no frame is plain.
+        assert!(checked > 0 && (plain > 0) == (m > 0), "{variant} {m}-{o}: {plain} plain frames");
+    }
+}

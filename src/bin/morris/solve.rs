@@ -266,6 +266,8 @@ struct Row {
     time: Duration,
     peak_rss: Option<u64>,
     bytes: u64,
+    /// Where the time went, when the solver says (placement sectors).
+    detail: String,
 }
 
 impl Row {
@@ -288,8 +290,22 @@ impl Row {
             self.levels.map_or("-".to_string(), |l| l.to_string()),
             self.peak_rss.map_or("-".to_string(), units::bytes),
             units::bytes(self.bytes),
-        )
+        ) + &self.detail
     }
+}
+
+/// For a placement sector, the time spent loading its successors'
+/// tables, walking the sector and writing its table.
+fn placement_detail(report: &PairReport) -> String {
+    if report.levels > 0 || report.propagate.is_zero() {
+        return String::new();
+    }
+    format!(
+        "  (load {:.2} s, walk {:.2} s, write {:.2} s)",
+        report.init.as_secs_f64(),
+        report.propagate.as_secs_f64(),
+        report.finish.as_secs_f64()
+    )
 }
 
 /// The bars (the current pair's phase, and the whole run) and the pair
@@ -346,6 +362,7 @@ impl<'a> SolveProgress<'a> {
             time: start.elapsed(),
             peak_rss: rows.iter().filter_map(|r| r.peak_rss).max(),
             bytes: rows.iter().map(|r| r.bytes).sum(),
+            detail: String::new(),
         }
     }
 
@@ -393,6 +410,7 @@ impl PairProgress for SolveProgress<'_> {
             time: began.elapsed(),
             peak_rss: peak_rss(),
             bytes: report.counts.iter().filter_map(|(s, _)| file_size(self.db, *s)).sum(),
+            detail: placement_detail(report),
         };
         self.overall.inc(report.states);
         self.print(&row.line());
