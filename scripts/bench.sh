@@ -9,11 +9,18 @@
 #                                    pairs {3,3}..{5,5}, {6,4}, {7,3}) on T threads
 #                                    (default 2), into a fresh temporary database
 #   scripts/bench.sh query           the queries only (see the end)
-#   scripts/bench.sh verify [N [T]]  the forward check against the solve: nine's moving
-#                                    phase up to N stones (default 10) solved, then
-#                                    verified, on T threads (default 2), into a fresh
-#                                    temporary database; per-sector states/s of verify,
-#                                    both totals and their ratio (part of `all`)
+#   scripts/bench.sh verify [N [T]]  the forward check against the solve: nine up to N
+#                                    stones (default 10; moving phase and placement)
+#                                    solved, then verified, on T threads (default 2),
+#                                    into a fresh temporary database; per-sector
+#                                    states/s of verify, both totals and their ratio
+#                                    (part of `all`)
+#   scripts/bench.sh placement DB SECTOR...
+#                                    the placement solver on the given sectors of an
+#                                    existing database of nine (e.g. 8-8-1-0, the
+#                                    largest), re-solved on 2 threads in a temporary
+#                                    directory that links to DB's other tables; DB is
+#                                    not changed. The sectors' successors must be in DB.
 #
 # The solver prints, per pair and in total: wall time, states per second,
 # predecessor edges per second (both over the pair's wall time), the levels
@@ -27,10 +34,10 @@ cd "$(dirname "$0")/.."
 
 what=all
 case "${1:-}" in
-    index | solve | query | verify) what=$1; shift ;;
+    index | solve | query | verify | placement) what=$1; shift ;;
     "") ;;
     -*) what=index ;; # The index benchmark's own options.
-    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]]]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]] | placement DB SECTOR...]" >&2; exit 2 ;;
 esac
 
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
@@ -103,9 +110,9 @@ verify() {
     local morris="$target/release/morris"
     verify_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-verify.XXXXXX")
     trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
-    echo "== verify against solve: nine's moving phase up to $stones stones, $threads threads, fresh database $verify_db"
+    echo "== verify against solve: nine up to $stones stones (moving phase and placement), $threads threads, fresh database $verify_db"
     local solve_times="$verify_db/solve.time" verify_times="$verify_db/verify.time"
-    timed "$solve_times" "$morris" solve --phase moving --variant nine --max-stones "$stones" --threads "$threads" --db "$verify_db" | tail -2
+    timed "$solve_times" "$morris" solve --variant nine --max-stones "$stones" --threads "$threads" --db "$verify_db" | tail -2
     timed "$verify_times" "$morris" verify --variant nine --threads "$threads" --db "$verify_db"
     echo
     echo "solve:   $(cat "$solve_times")"
@@ -115,6 +122,32 @@ verify() {
         printf "verify / solve: %.2f wall", b[1] / a[1];
         if (a[4] != "") printf ", %.2f CPU", (b[4] + b[7]) / (a[4] + a[7]);
         print "" }'
+}
+
+# Re-solves placement sectors of an existing database in a temporary
+# directory whose other tables are links to the database's.
+placement() {
+    local db=${1:?usage: scripts/bench.sh placement DB SECTOR...}; shift
+    [ $# -gt 0 ] || { echo "usage: scripts/bench.sh placement DB SECTOR..." >&2; exit 2; }
+    cargo build --release --quiet --bin morris
+    local morris="$target/release/morris"
+    bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-placement.XXXXXX")
+    trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
+    local table
+    for table in "$db"/nine-*.mtb; do
+        ln -s "$(realpath "$table")" "$bench_db/"
+    done
+    local sector max=0
+    for sector in "$@"; do
+        [ -e "$bench_db/nine-$sector.mtb" ] || { echo "no table of placement sector $sector in $db" >&2; exit 2; }
+        rm "$bench_db/nine-$sector.mtb"
+        # Board and hand, both sides: the sector's stones.
+        local stones=$(echo "$sector" | tr '-' '+' | bc)
+        [ "$stones" -gt "$max" ] && max=$stones
+    done
+    echo "== placement solver: nine's sectors $*, 2 threads, over $db"
+    timed "$bench_db/solve.time" "$morris" solve --variant nine --max-stones "$max" --threads 2 --db "$bench_db"
+    echo "process: $(cat "$bench_db/solve.time")"
 }
 
 # Runs a command and writes "WALL s wall [USER s user SYS s system]" to $1.
@@ -134,6 +167,7 @@ case $what in
     solve) solve "$@" ;;
     query) query ;;
     verify) verify "$@" ;;
+    placement) placement "$@" ;;
     all)
         index
         echo

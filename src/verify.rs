@@ -3,17 +3,23 @@
 //! shares the move generator with the solver and nothing of its
 //! propagation.
 //!
-//! Two paths compute the same thing:
+//! Three paths compute the same thing:
 //!
 //! - [`value_from_successors`], the obvious one: every legal move through
 //!   the generic [`for_each_move`] and [`play`], every successor ranked
-//!   from scratch. Placement sectors are checked this way, and the tests
-//!   hold the fast path to it state by state.
+//!   from scratch. The tests hold the fast paths to it state by state;
+//!   verify uses it for Lasker's placement, where moves mix with
+//!   placements.
 //! - [`MovingCheck`], for the moving phase, where nearly all the states
 //!   are: moves generated on bitboards as the solver's `init` does, the
 //!   quiet successors (which all share one mover, the state's opponent)
 //!   ranked in a [`MoverFrame`] canonicalised once per state, and the
 //!   successors' cells prefetched in a batch before any is read.
+//! - [`PlacementCheck`], for the placement phase, the same way: every
+//!   empty point, its captures, and the quiet successors (whose mover is
+//!   again the state's opponent) ranked in one frame. It walks the sector
+//!   in slot order and generates placements itself, apart from the
+//!   placement solver, which walks by the opponent's stones.
 //!
 //! A [`Verifier`] walks the sectors in pair order and keeps the
 //! decompressed cells of every table a later sector still needs, so each
@@ -106,9 +112,25 @@ fn sectors_to_read(sector: Sector) -> Vec<Sector> {
             needed.push(target);
         }
     } else {
-        needed.extend(crate::solve::placement::successor_sectors(sector));
+        let (quiet, capture) = placement_successors(sector);
+        needed.push(quiet);
+        needed.extend(capture);
     }
     needed
+}
+
+/// The sectors a placement from `sector` leads to: without a capture,
+/// and with one unless captures end the game or none can happen. After a
+/// placement the opponent is to move, with the placed stone on the board
+/// and one stone fewer in hand.
+fn placement_successors(sector: Sector) -> (Sector, Option<Sector>) {
+    let after = |opponent: u8| Sector {
+        mover: opponent,
+        opponent: sector.mover + 1,
+        mover_hand: sector.opponent_hand,
+        opponent_hand: sector.mover_hand - 1,
+    };
+    (after(sector.opponent), PlacementCheck::captures_need_cells(sector).then(|| after(sector.opponent - 1)))
 }
 
 /// The other side of a moving-phase sector's pair.
@@ -176,6 +198,10 @@ impl<'a> Verifier<'a> {
         let cells = |s: Sector| &self.loaded[&s][..];
         let (mut check, found) = if sector.is_moving() {
             let fast = MovingCheck::new(v, ix, sector, cells(partner(sector)), capture_target(sector).map(cells));
+            fast.check_all(cells(sector))
+        } else if !v.move_while_placing() {
+            let (quiet, capture) = placement_successors(sector);
+            let fast = PlacementCheck::new(v, ix, sector, cells(quiet), capture.map(cells));
             fast.check_all(cells(sector))
         } else {
             check_generic(v, ix, sector, &self.loaded)
@@ -278,46 +304,8 @@ impl<'a> MovingCheck<'a> {
 
     /// Checks every canonical state of the sector against `own`, its
     /// stored cells; returns what it found and the counts of `own`.
-    ///
-    /// Two states are in flight: the successors of one are ranked and
-    /// their cells prefetched while those of the one before, asked for a
-    /// state earlier, are read. The reads then mostly find their lines in
-    /// the cache instead of waiting on memory one state at a time.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
-        assert_eq!(own.len() as u64, self.index.slots(), "cells of {}", self.sector);
-        let empty = || (SectorCheck { sector: self.sector, ..Default::default() }, Counts::default());
-        let slots = self.index.slots();
-        (0..slots.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let (mut check, mut counts) = empty();
-                let mut judge = |slot: u64, found: u32| {
-                    let stored = own[slot as usize];
-                    if stored as u32 == found {
-                        tally(&mut counts, Value::from(Cell(stored)));
-                        check.states += 1;
-                    } else {
-                        check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
-                    }
-                };
-                let mut flight = [self.gathered(), self.gathered()];
-                let mut previous: Option<u64> = None;
-                let range = c * CHUNK..((c + 1) * CHUNK).min(slots);
-                self.index.for_each_in(range, |slot, mover, opponent| {
-                    let [now, before] = &mut flight;
-                    self.gather(mover, opponent, now);
-                    if let Some(p) = previous {
-                        judge(p, before.resolve());
-                    }
-                    previous = Some(slot);
-                    flight.swap(0, 1);
-                });
-                if let Some(p) = previous {
-                    judge(p, flight[1].resolve());
-                }
-                (check, counts)
-            })
-            .reduce(empty, SectorCheck::merge)
+        check_in_flight(&self.index, self.sector, own, || self.gathered(), |m, o, g| self.gather(m, o, g))
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it,
@@ -369,6 +357,144 @@ impl<'a> MovingCheck<'a> {
             let full = mover | opponent == board.all();
             let cell = if full && self.v.full_board_draw() { Cell::DRAW } else { Cell::from(Value::Loss(0)) };
             g.known = Some(cell.0 as u32);
+        }
+    }
+}
+
+/// Checks every canonical state of `index` against `own`, its stored
+/// cells, with the successors `gather` ranks; returns what it found and
+/// the counts of `own`.
+///
+/// Two states are in flight: the successors of one are ranked and their
+/// cells prefetched while those of the one before, asked for a state
+/// earlier, are read. The reads then mostly find their lines in the cache
+/// instead of waiting on memory one state at a time.
+fn check_in_flight<'c>(
+    index: &SectorIndex,
+    sector: Sector,
+    own: &[u16],
+    gathered: impl Fn() -> Gathered<'c> + Sync,
+    gather: impl Fn(Bits, Bits, &mut Gathered<'c>) + Sync,
+) -> (SectorCheck, Counts) {
+    assert_eq!(own.len() as u64, index.slots(), "cells of {sector}");
+    let empty = || (SectorCheck { sector, ..Default::default() }, Counts::default());
+    let slots = index.slots();
+    (0..slots.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let (mut check, mut counts) = empty();
+            let mut judge = |slot: u64, found: u32| {
+                let stored = own[slot as usize];
+                if stored as u32 == found {
+                    tally(&mut counts, Value::from(Cell(stored)));
+                    check.states += 1;
+                } else {
+                    check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
+                }
+            };
+            let mut flight = [gathered(), gathered()];
+            let mut previous: Option<u64> = None;
+            let range = c * CHUNK..((c + 1) * CHUNK).min(slots);
+            index.for_each_in(range, |slot, mover, opponent| {
+                let [now, before] = &mut flight;
+                gather(mover, opponent, now);
+                if let Some(p) = previous {
+                    judge(p, before.resolve());
+                }
+                previous = Some(slot);
+                flight.swap(0, 1);
+            });
+            if let Some(p) = previous {
+                judge(p, flight[1].resolve());
+            }
+            (check, counts)
+        })
+        .reduce(empty, SectorCheck::merge)
+}
+
+/// The forward check of one placement sector on bitboards, given the
+/// cells of the sectors its placements lead to. Its placements are
+/// generated here, apart from the placement solver's, and the tests hold
+/// it to [`value_from_successors`]. Not for variants where a player may
+/// move while placing (Lasker): those take the generic check.
+pub struct PlacementCheck<'a> {
+    v: &'a Variant,
+    sector: Sector,
+    index: SectorIndex<'a>,
+    /// Where placements that capture nothing lead.
+    quiet: (SectorIndex<'a>, &'a [u16]),
+    /// Where captures lead; `None` when every capture ends the game.
+    captures: Option<(SectorIndex<'a>, &'a [u16])>,
+}
+
+impl<'a> PlacementCheck<'a> {
+    /// The check of `sector` given the cells of the sector its quiet
+    /// placements lead to and, unless its captures end the game (or none
+    /// is possible), of the sector captures lead to.
+    pub fn new(v: &'a Variant, ix: &'a Indexer, sector: Sector, quiet_cells: &'a [u16], capture_cells: Option<&'a [u16]>) -> Self {
+        assert!(sector.mover_hand > 0 && !v.move_while_placing(), "{sector} is not a placement sector of the fast check");
+        let with_cells = |s: Sector, cells: &'a [u16]| {
+            let index = ix.sector(s);
+            assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
+            (index, cells)
+        };
+        let (quiet, capture) = placement_successors(sector);
+        let captures = match (capture, capture_cells) {
+            (Some(target), Some(cells)) => Some(with_cells(target, cells)),
+            (None, None) => None,
+            _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
+        };
+        PlacementCheck { v, sector, index: ix.sector(sector), quiet: with_cells(quiet, quiet_cells), captures }
+    }
+
+    /// Whether a capture from `sector` leaves the opponent a game to play,
+    /// so that the check needs the cells of the sector it leads to.
+    pub fn captures_need_cells(sector: Sector) -> bool {
+        sector.mover + 1 >= 3 && sector.opponent > 0 && sector.opponent - 1 + sector.opponent_hand >= 3
+    }
+
+    /// Checks every canonical state of the sector against `own`, its
+    /// stored cells; returns what it found and the counts of `own`.
+    pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
+        check_in_flight(&self.index, self.sector, own, || self.gathered(), |m, o, g| self.gather(m, o, g))
+    }
+
+    /// The cell the successors of the state (`mover`, `opponent`) give it.
+    pub fn expected(&self, mover: Bits, opponent: Bits) -> u32 {
+        let mut g = self.gathered();
+        self.gather(mover, opponent, &mut g);
+        g.resolve()
+    }
+
+    fn gathered(&self) -> Gathered<'a> {
+        let captures = self.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
+        Gathered { best: Best::default(), quiet: Batch::new(self.quiet.1), captures: Batch::new(captures), known: None }
+    }
+
+    /// Ranks the successors of the state (`mover`, `opponent`) into `g`
+    /// and asks for their cells. A stone in hand always has an empty
+    /// point to go to, so there is at least one.
+    #[inline]
+    fn gather(&self, mover: Bits, opponent: Bits, g: &mut Gathered) {
+        g.clear();
+        let board = self.v.board();
+        let empty = board.all() & !(mover | opponent);
+        let removable = board.removable(opponent);
+        let frame = self.quiet.0.frame(opponent);
+        for to in points(empty) {
+            let own = mover | 1 << to;
+            if removable == 0 || !board.closes_mill(own, to) {
+                g.quiet.add(quiet_slot(&frame, own), &mut g.best);
+                continue;
+            }
+            let Some((index, _)) = &self.captures else {
+                // The opponent is left with two stones: a win in 1.
+                g.known = Some(Cell::from(Value::Win(1)).0 as u32);
+                return;
+            };
+            for r in points(removable) {
+                g.captures.add(index.rank(opponent ^ (1 << r), own), &mut g.best);
+            }
         }
     }
 }
