@@ -55,3 +55,23 @@ echo "per-sector figures: data/nine/moving.tsv$([[ $phase == all ]] && echo ", d
 
 # The start position: from its table, or by the search over the moving phase.
 timed query "$morris" --variant nine --db "$db" query start
+
+# With the whole game solved, the same question by the placement search
+# over the moving-phase tables alone (a directory of links to them): the
+# value and every first placement must agree with the tables in kind.
+if [[ $phase == all ]]; then
+    moving_only=$(mktemp -d "${TMPDIR:-/tmp}/nine-moving-only.XXXXXX")
+    trap 'rm -rf "$moving_only"' EXIT
+    for table in "$db"/nine-?-?.mtb; do
+        ln -s "$(realpath "$table")" "$moving_only/"
+    done
+    kinds() { sed -n 's/.*"move": "\([^"]*\)", "value": "\([a-z]*\)".*/\1 \2/p; s/^  "value": "\([a-z]*\)".*/start \1/p'; }
+    "$morris" --variant nine --db "$db" query start --json | kinds > "$moving_only/tables.txt"
+    timed "query by search" "$morris" --variant nine --db "$moving_only" query start --json | kinds > "$moving_only/search.txt"
+    if diff "$moving_only/tables.txt" "$moving_only/search.txt"; then
+        echo "the tables and the search agree on the start and its $(($(wc -l < "$moving_only/tables.txt") - 1)) first placements"
+    else
+        echo "the tables and the search disagree (above)" >&2
+        exit 1
+    fi
+fi

@@ -103,9 +103,57 @@ impl Binomials {
 /// `C(n, k)`, from a table built at compile time.
 pub static BINOMIAL: Binomials = Binomials::new();
 
+/// Colex rank terms of the points of one byte of a set, by the byte's
+/// place `j` (points `8j..8j+8`) and the number `k` of the set's points
+/// below it: `RANK_BYTES[j][k][b]` sums `C(8j + t, k + i + 1)` over the
+/// points `t` of `b`, the `i`-th lowest being the set's `k + i + 1`-th.
+/// A set of the 24-point boards ranks with three lookups instead of a
+/// loop over its points (77 KiB, which stays in the L2 cache).
+static RANK_BYTES: [[[u32; 256]; 25]; 3] = rank_bytes();
+
+const fn rank_bytes() -> [[[u32; 256]; 25]; 3] {
+    let mut t = [[[0u32; 256]; 25]; 3];
+    let mut j = 0;
+    while j < 3 {
+        let mut k = 0;
+        while k < 25 {
+            let mut b = 0;
+            while b < 256 {
+                let (mut sum, mut i, mut bit) = (0u64, 0, 0);
+                while bit < 8 {
+                    if b & (1 << bit) != 0 {
+                        sum += BINOMIAL.0[8 * j + bit][k + i + 1];
+                        i += 1;
+                    }
+                    bit += 1;
+                }
+                // Only reachable combinations matter (k plus the byte's
+                // points at most 24); those fit in 32 bits.
+                t[j][k][b] = if k + i <= 24 { sum as u32 } else { 0 };
+                b += 1;
+            }
+            k += 1;
+        }
+        j += 1;
+    }
+    t
+}
+
 /// Rank of `set` among sets of its size in colexicographic order.
 #[inline]
 pub fn colex_rank(set: Bits) -> u64 {
+    if set >> 24 == 0 {
+        let bytes = [set & 0xff, (set >> 8) & 0xff, set >> 16];
+        let below = [0, bytes[0].count_ones(), (set & 0xffff).count_ones()];
+        return (0..3).map(|j| RANK_BYTES[j][below[j] as usize][bytes[j] as usize] as u64).sum();
+    }
+    colex_rank_of_points(set)
+}
+
+/// [`colex_rank`] point by point: for any set, and the reference for the
+/// byte tables.
+#[inline]
+pub fn colex_rank_of_points(set: Bits) -> u64 {
     let mut rank = 0;
     for (i, p) in points(set).enumerate() {
         rank += BINOMIAL.get(p as u32, i as u32 + 1);
@@ -629,6 +677,16 @@ impl MoverFrame<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colex_rank_by_bytes_agrees_with_the_points() {
+        // Every third subset of 24 points: every byte pattern, with every
+        // count of points below it.
+        for set in (0..1 << 24).step_by(3) {
+            assert_eq!(colex_rank(set), colex_rank_of_points(set), "{set:x}");
+        }
+        assert_eq!(colex_rank(1 << 31 | 1), colex_rank_of_points(1 << 31 | 1));
+    }
 
     #[test]
     fn colex_round_trips() {
