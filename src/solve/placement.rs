@@ -177,32 +177,31 @@ impl Walk<'_> {
     fn best_placement(&self, mover: Bits, opponent: Bits, quiet: &MoverFrame, captures: &[MoverFrame]) -> (Value, u64) {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
-        let quiet_cells = self.quiet.cells;
-        // The successor's cell with the smallest key is the best placement.
-        let mut best = u32::MAX;
-        let mut quiet_read = 0;
-        // Capture successors spread over a few blocks of their table, less
-        // likely in cache: located first, each with a prefetch, then read.
-        let mut capture_slots = [0u64; 24 * 12];
-        let mut n = 0;
+        // With no opponent stone on the board a mill captures nothing.
+        let closing = if opponent == 0 { 0 } else { closing_points(board.mills(), mover, empty) };
+        if closing != 0 && !self.opponent_survives_capture {
+            return (Value::Win(1), 0);
+        }
         let mut quiet_slots = [0u64; 32];
         if quiet.is_plain() {
             quiet.ranks_plus_one(mover, &mut quiet_slots);
         } else {
-            for to in points(empty) {
+            for to in points(empty & !closing) {
                 quiet_slots[to as usize] = quiet.rank(mover | 1 << to);
             }
         }
-        for to in points(empty) {
+        // The successor's cell with the smallest key is the best placement.
+        let mut best = u32::MAX;
+        let quiet_cells = self.quiet.cells;
+        for to in points(empty & !closing) {
+            best = best.min(key(quiet_cells[quiet_slots[to as usize] as usize]));
+        }
+        // Capture successors spread over a few blocks of their table, less
+        // likely in cache: located first, each with a prefetch, then read.
+        let mut capture_slots = [0u64; 24 * 12];
+        let mut n = 0;
+        for to in points(closing) {
             let own = mover | 1 << to;
-            if opponent == 0 || !board.closes_mill(own, to) {
-                best = best.min(key(quiet_cells[quiet_slots[to as usize] as usize]));
-                quiet_read += 1;
-                continue;
-            }
-            if !self.opponent_survives_capture {
-                return (Value::Win(1), quiet_read + n as u64);
-            }
             for frame in captures {
                 let slot = frame.rank(own);
                 prefetch(&self.capture_cells()[slot as usize]);
@@ -213,11 +212,25 @@ impl Walk<'_> {
         for &slot in &capture_slots[..n] {
             best = best.min(key(self.capture_cells()[slot as usize]));
         }
+        let read = (empty & !closing).count_ones() as u64 + n as u64;
         // A placement always has an empty point: the board cannot be full
         // while stones remain in hand.
         debug_assert!(best != u32::MAX, "a placement state without a placement");
-        (Value::from(Cell(unkey(best))).back(), quiet_read + n as u64)
+        (Value::from(Cell(unkey(best))).back(), read)
     }
+}
+
+/// The empty points where a stone of `mover` closes a mill: the third
+/// point of every mill that holds two of its stones, when that point is
+/// empty. One pass over the mills, without branches, instead of a test
+/// per placement.
+#[inline(always)]
+fn closing_points(mills: &[Bits], mover: Bits, empty: Bits) -> Bits {
+    mills.iter().fold(0, |closing, &mill| {
+        let rest = mill & !mover;
+        let one_left = ((rest.count_ones() == 1) as Bits).wrapping_neg();
+        closing | (rest & empty & one_left)
+    })
 }
 
 /// Hints the CPU to fetch the cache line of `value`.
