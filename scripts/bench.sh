@@ -18,9 +18,11 @@
 #   scripts/bench.sh placement DB SECTOR...
 #                                    the placement solver on the given sectors of an
 #                                    existing database of nine (e.g. 8-8-1-0, the
-#                                    largest), re-solved on 2 threads in a temporary
-#                                    directory that links to DB's other tables; DB is
-#                                    not changed. The sectors' successors must be in DB.
+#                                    largest; a number N stands for every placement
+#                                    sector up to N stones), re-solved on 2 threads in
+#                                    a temporary directory that links to DB's other
+#                                    tables; DB is not changed. The sectors'
+#                                    successors must be in DB.
 #
 # The solver prints, per pair and in total: wall time, states per second,
 # predecessor edges per second (both over the pair's wall time), the levels
@@ -137,15 +139,26 @@ placement() {
     for table in "$db"/nine-*.mtb; do
         ln -s "$(realpath "$table")" "$bench_db/"
     done
-    local sector max=0
+    # Board and hand, both sides: a sector's stones.
+    stones_of() { echo "$1" | tr '-' '+' | bc; }
+    local sector max=0 sectors=()
     for sector in "$@"; do
+        if [[ $sector =~ ^[0-9]+$ ]]; then
+            for table in "$bench_db"/nine-*-*-*-*.mtb; do
+                table=$(basename "$table" .mtb)
+                [ "$(stones_of "${table#nine-}")" -le "$sector" ] && sectors+=("${table#nine-}")
+            done
+        else
+            sectors+=("$sector")
+        fi
+    done
+    for sector in "${sectors[@]}"; do
         [ -e "$bench_db/nine-$sector.mtb" ] || { echo "no table of placement sector $sector in $db" >&2; exit 2; }
         rm "$bench_db/nine-$sector.mtb"
-        # Board and hand, both sides: the sector's stones.
-        local stones=$(echo "$sector" | tr '-' '+' | bc)
+        local stones=$(stones_of "$sector")
         [ "$stones" -gt "$max" ] && max=$stones
     done
-    echo "== placement solver: nine's sectors $*, 2 threads, over $db"
+    echo "== placement solver: nine's sectors $* (${#sectors[@]} sectors), 2 threads, over $db"
     timed "$bench_db/solve.time" "$morris" solve --variant nine --max-stones "$max" --threads 2 --db "$bench_db"
     echo "process: $(cat "$bench_db/solve.time")"
 }
