@@ -19,10 +19,44 @@ pub struct Args {
     /// List every sector missing from the database, not only the first 12.
     #[arg(long)]
     all: bool,
+
+    /// Check the tables of one phase only (a whole game's moving phase
+    /// checked once need not be checked again with its placement phase).
+    #[arg(long, value_enum, default_value = "all")]
+    phase: Phase,
+
+    /// Check only the sectors with at most N stones on the board and in
+    /// hand, both sides together. Default: all.
+    #[arg(long, value_name = "N")]
+    max_stones: Option<u32>,
+}
+
+/// The phases whose tables `verify` checks.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Phase {
+    Moving,
+    Placement,
+    All,
+}
+
+impl Args {
+    /// Whether the arguments ask for `sector` to be checked.
+    fn wants(&self, sector: morris::index::Sector) -> bool {
+        let phase = match self.phase {
+            Phase::Moving => sector.is_moving(),
+            Phase::Placement => !sector.is_moving(),
+            Phase::All => true,
+        };
+        phase && self.max_stones.is_none_or(|n| sector.total_stones() <= n)
+    }
 }
 
 pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
-    let (present, missing) = sectors_in(db)?;
+    let (mut present, missing) = sectors_in(db)?;
+    present.retain(|&s| args.wants(s));
+    if present.is_empty() {
+        bail!("no table in {} is of the phase and stones asked for", db.dir().display());
+    }
     let threads = threads(args.threads);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     writeln!(
