@@ -364,3 +364,33 @@ fn committed_moving_figures_of_nine_agree_with_a_solve() {
         assert!(committed.lines().any(|l| l == row), "{row} is not in data/nine/moving.tsv");
     }
 }
+
+/// `data/nine/placement.tsv`, the figures of the whole placement phase of
+/// nine as `morris stats --tsv` printed them from the database solved for
+/// the README, agrees with what the tests' own solve gives for the
+/// placement sectors up to 9 stones, and covers every placement sector
+/// once.
+#[test]
+fn committed_placement_figures_of_nine_agree_with_a_solve() {
+    let committed = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/placement.tsv")).unwrap();
+    let db = scratch();
+    ok(db.path(), &["solve", "--max-stones", "9", "--threads", "2"]);
+    let ours = ok(db.path(), &["stats", "--tsv"]);
+    assert_eq!(committed.lines().next(), ours.lines().next(), "the same columns as stats --tsv");
+    assert_eq!(committed.lines().count(), 1 + 305, "one row per placement sector");
+    let placement_rows: Vec<&str> = ours.lines().skip(1).filter(|l| l.split('\t').next().unwrap().split('-').count() == 4).collect();
+    assert_eq!(placement_rows.len(), 30, "nine's placement sectors up to 9 stones");
+    for row in placement_rows {
+        assert!(committed.lines().any(|l| l == row), "{row} is not in data/nine/placement.tsv");
+    }
+
+    // verify by phase and stones: the placement tables alone, the moving
+    // tables up to 6 stones alone, and none at all is an error.
+    let out = ok(db.path(), &["verify", "--phase", "placement", "--threads", "2"]);
+    assert!(out.contains("30 sectors, ") && out.contains("every value agrees"), "{out}");
+    assert!(!out.lines().any(|l| l.starts_with("3-3 ")), "{out}");
+    let out = ok(db.path(), &["verify", "--phase", "moving", "--max-stones", "6"]);
+    assert!(out.contains("1 sectors, 169626 states checked"), "{out}");
+    let (_, err) = fails(db.path(), &["verify", "--phase", "moving", "--max-stones", "5"]);
+    assert!(err.contains("no table in") && err.lines().count() == 1, "{err}");
+}
