@@ -17,16 +17,17 @@
 //!   successors' cells prefetched in a batch before any is read.
 //! - [`PlacementCheck`], for the placement phase, the same way: every
 //!   empty point, its captures, and the quiet successors (whose mover is
-//!   again the state's opponent) ranked in one frame. It walks the sector
-//!   in slot order and generates placements itself, apart from the
-//!   placement solver, which walks by the opponent's stones.
+//!   again the state's opponent) ranked in one frame. It walks a sector by
+//!   the opponent's stones, as the placement solver does, so successor
+//!   reads stay in cache, but generates and ranks the placements with its
+//!   own code (the solver's one-pass ranks and mill masks are not used).
 //!
 //! A [`Verifier`] walks the sectors in pair order and keeps the
 //! decompressed cells of every table a later sector still needs, so each
 //! table is read (and its checksums checked) once.
 
 use crate::database::{Database, DbError, HugeCells};
-use crate::index::{Indexer, MoverFrame, Sector, SectorIndex};
+use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
 use crate::position::State;
 use crate::rules::{for_each_move, play};
 use crate::solve::{add_counts, tally};
@@ -419,6 +420,7 @@ fn check_in_flight<'c>(
 /// move while placing (Lasker): those take the generic check.
 pub struct PlacementCheck<'a> {
     v: &'a Variant,
+    ix: &'a Indexer,
     sector: Sector,
     index: SectorIndex<'a>,
     /// Where placements that capture nothing lead.
@@ -444,7 +446,7 @@ impl<'a> PlacementCheck<'a> {
             (None, None) => None,
             _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
         };
-        PlacementCheck { v, sector, index: ix.sector(sector), quiet: with_cells(quiet, quiet_cells), captures }
+        PlacementCheck { v, ix, sector, index: ix.sector(sector), quiet: with_cells(quiet, quiet_cells), captures }
     }
 
     /// Whether a capture from `sector` leaves the opponent a game to play,
@@ -455,8 +457,41 @@ impl<'a> PlacementCheck<'a> {
 
     /// Checks every canonical state of the sector against `own`, its
     /// stored cells; returns what it found and the counts of `own`.
+    ///
+    /// The sector is walked by the opponent's stones: for each canonical
+    /// opponent set, every mover set around it (the smallest of those a
+    /// symmetry fixing the opponent maps onto each other). All their
+    /// successors' movers are that opponent set, or it less a captured
+    /// stone, so the successors' cells come from a few blocks of their
+    /// tables that stay in cache, where slot order would scatter them; the
+    /// state's own cell, ranked in full, is the one scattered read.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
-        check_in_flight(&self.index, self.sector, own, || self.gathered(), |m, o, g| self.gather(m, o, g))
+        assert_eq!(own.len() as u64, self.index.slots(), "cells of {}", self.sector);
+        let ix = self.ix;
+        let (opponents, stabilisers) = ix.set_classes(self.sector.opponent as u32);
+        let empty = || (SectorCheck { sector: self.sector, ..Default::default() }, Counts::default());
+        (0..opponents.len())
+            .into_par_iter()
+            .map(|class| {
+                let (mut check, mut counts) = empty();
+                let (opponent, stabiliser) = (opponents[class], stabilisers[class]);
+                let free = self.v.board().all() & !opponent;
+                let mut g = self.gathered();
+                for_each_subset(free.count_ones(), self.sector.mover as u32, |_, compact| {
+                    let mover = deposit_bits(compact, free);
+                    if stabiliser != 1 && points(stabiliser & !1).any(|s| ix.symmetries().apply(s as usize, mover) < mover) {
+                        return;
+                    }
+                    let slot = self.index.rank(mover, opponent);
+                    prefetch(&own[slot as usize]);
+                    self.gather(mover, opponent, &mut g);
+                    let found = g.resolve();
+                    let stored = own[slot as usize];
+                    check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
+                });
+                (check, counts)
+            })
+            .reduce(empty, SectorCheck::merge)
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it.

@@ -74,6 +74,16 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
         for (slot, &c) in solved.iter().enumerate() {
             assert!(c == 0 || canonical[slot], "{} {sector}: non-canonical slot {slot} written", v.name());
         }
+        // The check's own walk: every canonical state once, no mismatch on
+        // the solver's cells; one changed cell is one mismatch, at its slot.
+        let (found, counts) = check.check_all(&solved);
+        assert_eq!((found.states, found.mismatches), (canonical.iter().filter(|&&c| c).count() as u64, 0), "{sector}");
+        assert_eq!(counts.states, found.states, "{sector}");
+        let slot = canonical.iter().rposition(|&c| c).unwrap();
+        solved[slot] = if solved[slot] == 0 { 2 } else { 0 };
+        let (found, _) = check.check_all(&solved);
+        assert_eq!(found.mismatches, 1, "{sector}");
+        assert_eq!(found.examples[0].0, slot as u64, "{sector}");
     }
     compared
 }
