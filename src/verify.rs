@@ -476,6 +476,7 @@ impl<'a> PlacementCheck<'a> {
                 let (mut check, mut counts) = empty();
                 let (opponent, stabiliser) = (opponents[class], stabilisers[class]);
                 let free = self.v.board().all() & !opponent;
+                let frames = self.frames(opponent);
                 let mut g = self.gathered();
                 for_each_subset(free.count_ones(), self.sector.mover as u32, |_, compact| {
                     let mover = deposit_bits(compact, free);
@@ -484,7 +485,7 @@ impl<'a> PlacementCheck<'a> {
                     }
                     let slot = self.index.rank(mover, opponent);
                     prefetch(&own[slot as usize]);
-                    self.gather(mover, opponent, &mut g);
+                    self.gather(mover, &frames, &mut g);
                     let found = g.resolve();
                     let stored = own[slot as usize];
                     check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
@@ -497,7 +498,7 @@ impl<'a> PlacementCheck<'a> {
     /// The cell the successors of the state (`mover`, `opponent`) give it.
     pub fn expected(&self, mover: Bits, opponent: Bits) -> u32 {
         let mut g = self.gathered();
-        self.gather(mover, opponent, &mut g);
+        self.gather(mover, &self.frames(opponent), &mut g);
         g.resolve()
     }
 
@@ -506,32 +507,53 @@ impl<'a> PlacementCheck<'a> {
         Gathered { best: Best::default(), quiet: Batch::new(self.quiet.1), captures: Batch::new(captures), known: None }
     }
 
-    /// Ranks the successors of the state (`mover`, `opponent`) into `g`
-    /// and asks for their cells. A stone in hand always has an empty
+    /// What the successors of every state with the opponent's stones
+    /// `opponent` share: their movers, framed once.
+    fn frames(&self, opponent: Bits) -> OpponentFrames<'_> {
+        let board = self.v.board();
+        let removable = board.removable(opponent);
+        let captures = match &self.captures {
+            Some((index, _)) if removable != 0 => points(removable).map(|r| index.frame(opponent ^ (1 << r))).collect(),
+            _ => Vec::new(),
+        };
+        OpponentFrames { opponent, quiet: self.quiet.0.frame(opponent), captures, can_capture: removable != 0 }
+    }
+
+    /// Ranks the successors of the state (`mover`, `frames.opponent`) into
+    /// `g` and asks for their cells. A stone in hand always has an empty
     /// point to go to, so there is at least one.
     #[inline]
-    fn gather(&self, mover: Bits, opponent: Bits, g: &mut Gathered) {
+    fn gather(&self, mover: Bits, frames: &OpponentFrames, g: &mut Gathered) {
         g.clear();
         let board = self.v.board();
-        let empty = board.all() & !(mover | opponent);
-        let removable = board.removable(opponent);
-        let frame = self.quiet.0.frame(opponent);
+        let empty = board.all() & !(mover | frames.opponent);
         for to in points(empty) {
             let own = mover | 1 << to;
-            if removable == 0 || !board.closes_mill(own, to) {
-                g.quiet.add(quiet_slot(&frame, own), &mut g.best);
+            if !frames.can_capture || !board.closes_mill(own, to) {
+                g.quiet.add(quiet_slot(&frames.quiet, own), &mut g.best);
                 continue;
             }
-            let Some((index, _)) = &self.captures else {
+            if self.captures.is_none() {
                 // The opponent is left with two stones: a win in 1.
                 g.known = Some(Cell::from(Value::Win(1)).0 as u32);
                 return;
-            };
-            for r in points(removable) {
-                g.captures.add(index.rank(opponent ^ (1 << r), own), &mut g.best);
+            }
+            for frame in &frames.captures {
+                g.captures.add(frame.rank(own), &mut g.best);
             }
         }
     }
+}
+
+/// The frames of a placement state's successors, by its opponent's stones:
+/// the quiet successors' mover is those stones, a capture's is them less
+/// the captured stone (one frame per stone that may be taken).
+struct OpponentFrames<'a> {
+    opponent: Bits,
+    quiet: MoverFrame<'a>,
+    captures: Vec<MoverFrame<'a>>,
+    /// Whether a mill takes a stone: the opponent has one on the board.
+    can_capture: bool,
 }
 
 /// One state's successors between `gather` and `resolve`.
