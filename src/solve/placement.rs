@@ -255,7 +255,7 @@ fn key(cell: u16) -> u32 {
         return 1 << 17;
     }
     let depth = c - 1;
-    if depth % 2 == 0 {
+    if depth.is_multiple_of(2) {
         depth
     } else {
         (1 << 18) - depth
