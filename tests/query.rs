@@ -480,6 +480,7 @@ fn query_json_follows_the_design() {
         for (j, m) in moves.iter().zip(&a.moves) {
             assert_eq!(j.get("move").str(), m.mv.notation(&v));
             assert_eq!(j.get("value").str(), m.value.kind());
+            assert_eq!(j.get("position").str(), after(&p, m.mv).notation(&v));
             match m.value.plies() {
                 Some(d) => assert_eq!(j.get("plies").num(), d as f64),
                 None => assert!(j.get("plies").is_null()),

@@ -10,6 +10,7 @@ mod play;
 mod progress;
 mod query;
 mod sectors;
+mod serve;
 mod show;
 mod signals;
 mod solve;
@@ -83,6 +84,8 @@ enum Command {
     Query(query::Args),
     /// A game against the perfect player in the terminal.
     Play(play::Args),
+    /// A board page and a JSON API over the database, on localhost.
+    Serve(serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -120,6 +123,7 @@ fn run(cli: &Cli) -> Result<()> {
             let echo = !io::stdin().is_terminal();
             play::run(&variant, &cli.global.db, args, &mut io::stdin().lock(), echo, &mut out)?
         },
+        Command::Serve(args) => serve::run(&cli.global.db, cli.global.fly_at.as_deref(), args, &mut out)?,
     }
     out.flush()?;
     Ok(())

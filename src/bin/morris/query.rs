@@ -6,7 +6,7 @@ use anyhow::Result;
 use morris::database::Database;
 use morris::index::Sector;
 use morris::position::{Move, Position};
-use morris::query::{describe_result, play_moves, Analysis, Exactness, Query};
+use morris::query::{after, describe_result, play_moves, Analysis, Exactness, Query};
 use morris::search::{SearchOptions, SearchStats};
 use morris::rules::Status;
 use morris::value::Value;
@@ -246,17 +246,20 @@ fn plies_json(value: Value, exactness: Exactness) -> String {
 }
 
 /// The object of design.md section 6, with `position`, `sector`, `exact`,
-/// `to_move` and `line_cut` besides.
-fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<()> {
+/// `to_move` and `line_cut` besides, and each move's resulting position
+/// (so a client can follow a move without knowing the rules). `morris
+/// serve` answers `/api/query` with the same bytes.
+pub fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<()> {
     let moves: Vec<String> = a
         .moves
         .iter()
         .map(|m| {
             format!(
-                "{{\"move\": {}, \"value\": \"{}\", \"plies\": {}}}",
+                "{{\"move\": {}, \"value\": \"{}\", \"plies\": {}, \"position\": {}}}",
                 json::string(&m.mv.notation(variant)),
                 m.value.kind(),
-                plies_json(m.value, m.exactness)
+                plies_json(m.value, m.exactness),
+                json::string(&after(&a.position, m.mv).notation(variant))
             )
         })
         .collect();

@@ -1,7 +1,7 @@
 //! `morris stats`: what the tables in the database hold, sector by sector.
 
 use crate::{describe, json, units};
-use anyhow::{bail, Result};
+use anyhow::Result;
 use morris::database::Database;
 use morris::index::Sector;
 use morris::sectors::{moving_sectors, placement_sectors};
@@ -53,16 +53,31 @@ pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
         missing.extend(unplaced);
     }
     if present.is_empty() {
-        bail!(
+        return Err(NoTables(format!(
             "no tables of {} in {}: solve some first, e.g. `morris solve --variant {} --max-stones 8 --db {}`",
             describe(db.variant()),
             db.dir().display(),
             db.variant().name(),
             db.dir().display()
-        );
+        ))
+        .into());
     }
     Ok((present, missing))
 }
+
+/// The database holds no table of the variant; the message names the
+/// command that solves some. A type of its own so that `morris serve` can
+/// answer it with 404 (nothing is wrong with the request).
+#[derive(Debug)]
+pub struct NoTables(String);
+
+impl std::fmt::Display for NoTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoTables {}
 
 struct Row {
     label: String,
@@ -76,16 +91,30 @@ impl Row {
     }
 }
 
-pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
-    let (present, missing) = sectors_in(db)?;
+/// The row of each sector in `present`, read from its table's header.
+fn rows_of(db: &Database, present: &[Sector]) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
-    for sector in present {
+    for &sector in present {
         let table = db.table(sector)?;
         rows.push(Row { label: sector.to_string(), counts: table.info().counts.clone(), bytes: table.bytes_on_disk() });
     }
+    Ok(rows)
+}
+
+/// What `morris stats --json` (with `all`: `--all`) prints; `morris serve`
+/// answers `/api/stats` with it.
+pub fn json(db: &Database, all: bool, out: &mut impl Write) -> Result<()> {
+    let (present, missing) = sectors_in(db)?;
+    write_json(&rows_of(db, &present)?, if all { &missing } else { &[] }, out)
+}
+
+pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     if args.json {
-        write_json(&rows, if args.all { &missing } else { &[] }, out)
-    } else if args.tsv {
+        return json(db, args.all, out);
+    }
+    let (present, missing) = sectors_in(db)?;
+    let rows = rows_of(db, &present)?;
+    if args.tsv {
         write_tsv(&rows, out)
     } else {
         write_text(db, &rows, &missing, args.all, out)

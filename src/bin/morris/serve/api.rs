@@ -1,0 +1,264 @@
+//! The routes of `morris serve`: the page's assets and the JSON API.
+//!
+//! Every answer is computed from a fixed list of databases, one per known
+//! variant, opened on the directory given at start: a client names a
+//! variant, never a path, so nothing it sends can reach another file.
+
+use super::http::{Reply, Target};
+use crate::{describe, json, query, stats};
+use morris::database::{Database, DbError};
+use morris::index::Sector;
+use morris::position::Position;
+use morris::query::{play_moves, Query, QueryError};
+use morris::sectors::{moving_sectors, placement_sectors};
+use morris::search::{SearchOptions, SearchStats};
+use morris::variant::{points, Board, Variant, VariantError};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The page, built into the binary: no network and no build step.
+const INDEX_HTML: &str = include_str!("page/index.html");
+const APP_JS: &str = include_str!("page/app.js");
+const STYLE_CSS: &str = include_str!("page/style.css");
+
+/// The databases served, one per known variant, in the order of
+/// `VARIANT_NAMES`.
+pub struct Site {
+    databases: Vec<Database>,
+}
+
+impl Site {
+    pub fn new(dir: &Path, variants: Vec<Variant>) -> Site {
+        Site { databases: variants.into_iter().map(|v| Database::new(dir, v)).collect() }
+    }
+
+    /// The database of the variant a client names; the error is the CLI's
+    /// for an unknown `--variant`.
+    fn database(&self, name: &str) -> Result<&Database, Reply> {
+        self.databases
+            .iter()
+            .find(|db| db.variant().name() == name)
+            .ok_or_else(|| Reply::bad_request(&VariantError::Unknown(name.to_string()).to_string()))
+    }
+}
+
+/// The queries of the one thread that answers `/api/query`, one per
+/// variant, kept so that opened tables and the placement search's
+/// transposition table and leaf copies serve later requests.
+pub struct Queries<'s> {
+    site: &'s Site,
+    options: SearchOptions,
+    by_variant: HashMap<String, Query<'s>>,
+}
+
+/// A placement search reports to no one: the request waits for its answer.
+fn quiet(_: &SearchStats) {}
+
+impl<'s> Queries<'s> {
+    pub fn new(site: &'s Site, options: SearchOptions) -> Queries<'s> {
+        Queries { site, options, by_variant: HashMap::new() }
+    }
+
+    /// Drops every query: after a panic their search state is not trusted.
+    pub fn forget(&mut self) {
+        self.by_variant.clear();
+    }
+
+    fn of(&mut self, db: &'s Database) -> &Query<'s> {
+        let options = self.options;
+        self.by_variant
+            .entry(db.variant().name().to_string())
+            .or_insert_with(|| Query::with_search(db, options, &quiet))
+    }
+}
+
+/// Whether `path` is answered by the query thread (a placement search may
+/// take a while; everything else is quick).
+pub fn is_query(path: &str) -> bool {
+    path == "/api/query"
+}
+
+/// The answer to any request but `/api/query`.
+pub fn answer(site: &Site, method: &tiny_http::Method, url: &str) -> Reply {
+    let target = match checked(method, url) {
+        Ok(t) => t,
+        Err(reply) => return reply,
+    };
+    let result = match target.path.as_str() {
+        "/" | "/index.html" => Ok(asset(INDEX_HTML, "text/html; charset=utf-8")),
+        "/app.js" => Ok(asset(APP_JS, "text/javascript; charset=utf-8")),
+        "/style.css" => Ok(asset(STYLE_CSS, "text/css; charset=utf-8")),
+        "/api/variants" => target.only(&[]).map_err(|e| Reply::bad_request(&e)).map(|_| variants(site)),
+        "/api/stats" => stats_of(site, &target),
+        path => Err(Reply::error(404, &format!("no such route: {path} (routes: /, /api/variants, /api/query, /api/stats)"))),
+    };
+    result.unwrap_or_else(|reply| reply)
+}
+
+/// The answer to `/api/query`.
+pub fn answer_query(queries: &mut Queries, method: &tiny_http::Method, url: &str) -> Reply {
+    checked(method, url).and_then(|target| query_of(queries, &target)).unwrap_or_else(|reply| reply)
+}
+
+/// The target of a GET (or HEAD) request; 405 for any other method.
+fn checked(method: &tiny_http::Method, url: &str) -> Result<Target, Reply> {
+    use tiny_http::Method::{Get, Head};
+    if !matches!(method, Get | Head) {
+        return Err(Reply::error(405, &format!("method {method} is not allowed: the server answers GET only")));
+    }
+    Target::parse(url).map_err(|e| Reply::bad_request(&e))
+}
+
+fn asset(text: &'static str, content_type: &'static str) -> Reply {
+    Reply { status: 200, content_type, body: text.as_bytes().to_vec() }
+}
+
+/// `/api/query?variant=V&position=P[&moves=M]`: the bytes of `morris
+/// query --json`.
+fn query_of(queries: &mut Queries, target: &Target) -> Result<Reply, Reply> {
+    target.only(&["variant", "position", "moves"]).map_err(|e| Reply::bad_request(&e))?;
+    let db = queries.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
+    let variant = db.variant();
+    let text = target.require("position").map_err(|e| Reply::bad_request(&e))?;
+    let position = query::parse_position(variant, text).map_err(|e| Reply::bad_request(&crate::one_line(&e)))?;
+    let position = match target.get("moves") {
+        Some(moves) => play_moves(variant, &position, moves).map_err(query_error)?.0,
+        None => position,
+    };
+    let analysis = queries.of(db).analyse(&position).map_err(query_error)?;
+    let mut body = Vec::new();
+    query::write_json(variant, &analysis, &mut body).map_err(|e| Reply::error(500, &crate::one_line(&e)))?;
+    Ok(Reply::json(body))
+}
+
+/// 404 for a missing sector (the message names the solve command), 400
+/// for a move that cannot be played, 500 for damaged tables; the message
+/// is the CLI's, causes included.
+fn query_error(err: QueryError) -> Reply {
+    let status = match &err {
+        QueryError::Db(DbError::Missing { .. }) => 404,
+        QueryError::Notation(_) | QueryError::Illegal { .. } => 400,
+        _ => 500,
+    };
+    Reply::error(status, &crate::one_line(&err.into()))
+}
+
+/// `/api/stats?variant=V[&all=true]`: the rows of `morris stats --json`.
+fn stats_of(site: &Site, target: &Target) -> Result<Reply, Reply> {
+    target.only(&["variant", "all"]).map_err(|e| Reply::bad_request(&e))?;
+    let db = site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
+    let all = match target.get("all") {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => return Err(Reply::bad_request(&format!("parameter 'all' is '{other}': expected true or false"))),
+    };
+    let mut body = Vec::new();
+    match stats::json(db, all, &mut body) {
+        Ok(()) => Ok(Reply::json(body)),
+        Err(e) if e.downcast_ref::<stats::NoTables>().is_some() => Err(Reply::error(404, &crate::one_line(&e))),
+        Err(e) => Err(Reply::error(500, &crate::one_line(&e))),
+    }
+}
+
+/// `/api/variants`: per known variant, its rules, board, start position,
+/// how much of it the directory holds, and the start's value when a
+/// table gives it.
+fn variants(site: &Site) -> Reply {
+    let objects: Vec<String> = site.databases.iter().map(variant_json).collect();
+    let dir = site.databases.first().map(|db| db.dir().display().to_string()).unwrap_or_default();
+    let body = format!("{{\n  \"database\": {},\n  \"variants\": [\n    {}\n  ]\n}}\n", json::string(&dir), objects.join(",\n    "));
+    Reply::json(body.into_bytes())
+}
+
+fn variant_json(db: &Database) -> String {
+    let v = db.variant();
+    let start = Position::start(v);
+    let solved = |sectors: &[Sector]| sectors.iter().filter(|&&s| db.table_path(s).exists()).count();
+    let (moving, placement) = (moving_sectors(v), placement_sectors(v));
+    format!(
+        "{{\"name\": {}, \"rules\": {}, \"stones\": {}, \"start\": {}, \"start_value\": {}, \
+         \"moving\": {{\"sectors\": {}, \"solved\": {}}}, \"placement\": {{\"sectors\": {}, \"solved\": {}}}, \"board\": {}}}",
+        json::string(v.name()),
+        json::string(&describe(v)),
+        v.stones(),
+        json::string(&start.notation(v)),
+        start_value(db, &start),
+        moving.len(),
+        solved(&moving),
+        placement.len(),
+        solved(&placement),
+        board_json(v.board())
+    )
+}
+
+/// The start's value from its table, or `null`: the placement search
+/// could take minutes (nine), which a listing must not wait for.
+fn start_value(db: &Database, start: &Position) -> String {
+    let state = start.state();
+    if !db.table_path(Sector::of(&state)).exists() {
+        return "null".to_string();
+    }
+    match db.value(&state) {
+        Ok(value) => {
+            let plies = value.plies().map_or("null".to_string(), |d| d.to_string());
+            format!("{{\"value\": \"{}\", \"plies\": {plies}}}", value.kind())
+        }
+        Err(_) => "null".to_string(),
+    }
+}
+
+/// The board's geometry for drawing it: the grid size, each point's name
+/// and (x, y) with y = 0 at the bottom, the lines joining neighbours, and
+/// the mills.
+fn board_json(b: &Board) -> String {
+    let name = |p| json::string(b.point_name(p));
+    let mut pts = Vec::new();
+    let mut lines = Vec::new();
+    for p in points(b.all()) {
+        let (x, y) = b.coords(p);
+        pts.push(format!("{{\"name\": {}, \"x\": {x}, \"y\": {y}}}", name(p)));
+        for q in points(b.adjacent(p)).filter(|&q| q > p) {
+            lines.push(format!("[{}, {}]", name(p), name(q)));
+        }
+    }
+    let mills: Vec<String> = b
+        .mills()
+        .iter()
+        .map(|&m| {
+            let mut s = String::from("[");
+            for (i, p) in points(m).enumerate() {
+                let _ = write!(s, "{}{}", if i > 0 { ", " } else { "" }, name(p));
+            }
+            s + "]"
+        })
+        .collect();
+    format!(
+        "{{\"grid\": {}, \"points\": [{}], \"lines\": [{}], \"mills\": [{}]}}",
+        b.grid(),
+        pts.join(", "),
+        lines.join(", "),
+        mills.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use morris::value::Value;
+    use morris::variant::VARIANT_NAMES;
+
+    #[test]
+    fn every_known_variant_is_served_and_nothing_else() {
+        let variants: Vec<Variant> = VARIANT_NAMES.iter().map(|n| Variant::named(n).unwrap()).collect();
+        let site = Site::new(Path::new("/nonexistent"), variants);
+        for name in VARIANT_NAMES {
+            assert!(site.database(name).is_ok());
+        }
+        for name in ["", "..", "../nine", "nine/..", "NINE", "/etc/passwd"] {
+            let reply = site.database(name).err().expect(name);
+            assert_eq!(reply.status, 400);
+        }
+        assert_eq!(Value::Draw.kind(), "draw");
+    }
+}

@@ -1,0 +1,383 @@
+//! `morris serve` through HTTP: every route and every error, over a
+//! database of Six Men's Morris solved once for these tests, and an empty
+//! one. Each test starts its own server on a free port (`--bind
+//! 127.0.0.1:0`; the server prints its address) and stops it when done.
+
+mod common;
+
+use common::{command, ok, text};
+use serde_json::Value as Json;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// Six, moving and placement phase, solved once (a few seconds).
+fn six() -> &'static Path {
+    static DB: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        ok(dir.path(), &["--variant", "six", "solve", "--threads", "2"]);
+        dir
+    })
+    .path()
+}
+
+/// A running `morris serve`, killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start(db: &Path) -> Server {
+        let mut child = command(db, &["serve", "--bind", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("morris serve starts");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+        let addr = first
+            .trim()
+            .rsplit_once("http://")
+            .and_then(|(_, rest)| rest.strip_suffix('/'))
+            .unwrap_or_else(|| panic!("no address in {first:?}"))
+            .to_string();
+        Server { child, addr }
+    }
+
+    /// Sends `request` as it is and returns (status, headers, body).
+    fn raw(&self, request: &[u8]) -> (u16, String, String) {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        stream.write_all(request).unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).unwrap();
+        let response = String::from_utf8(response).expect("a UTF-8 response");
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no header end: {response:?}"));
+        let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("no status: {head}"));
+        (status, head.to_string(), body.to_string())
+    }
+
+    fn request(&self, method: &str, target: &str) -> (u16, String, String) {
+        self.raw(format!("{method} {target} HTTP/1.0\r\nHost: {}\r\n\r\n", self.addr).as_bytes())
+    }
+
+    fn get(&self, target: &str) -> (u16, String) {
+        let (status, head, body) = self.request("GET", target);
+        assert!(head.contains("X-Content-Type-Options: nosniff"), "{head}");
+        (status, body)
+    }
+
+    /// A GET that must answer `status` with a JSON body.
+    fn json(&self, target: &str, status: u16) -> Json {
+        let (got, body) = self.get(target);
+        assert_eq!(got, status, "{target}: {body}");
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("{target}: not JSON ({e}): {body}"))
+    }
+
+    /// The error message of a GET that must fail with `status`.
+    fn error(&self, target: &str, status: u16) -> String {
+        let json = self.json(target, status);
+        let error = json["error"].as_str().unwrap_or_else(|| panic!("{target}: no error: {json}"));
+        assert!(!error.contains('\n'), "{error}");
+        error.to_string()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `text` percent-encoded for a query string.
+fn enc(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn query_target(variant: &str, position: &str, moves: Option<&str>) -> String {
+    let mut t = format!("/api/query?variant={}&position={}", enc(variant), enc(position));
+    if let Some(m) = moves {
+        t.push_str(&format!("&moves={}", enc(m)));
+    }
+    t
+}
+
+/// What `morris` prints after `morris: error: ` when it fails.
+fn cli_error(db: &Path, args: &[&str]) -> String {
+    let output = command(db, args).output().unwrap();
+    assert!(!output.status.success(), "{args:?} succeeded");
+    let stderr = text(&output.stderr);
+    stderr.trim_end().strip_prefix("morris: error: ").unwrap_or_else(|| panic!("{stderr}")).to_string()
+}
+
+fn empty_db() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[test]
+fn query_answers_exactly_what_query_json_prints() {
+    let server = Server::start(six());
+    let cases: [(&str, Option<&str>); 6] = [
+        ("start", None),
+        ("start", Some("a5 b4 c5")),
+        // A mill closed in the placement phase: moves that remove.
+        ("WW....../B.B..... w 4 4", None),
+        // The moving phase.
+        ("WW.W.B../B.B..W.. b 0 0", None),
+        ("WWW...../B.B..B.. b 0 0", Some("a1-a3")),
+        // Over: White has no stone to spare and no move.
+        ("WB....../BB....B. w 0 0", None),
+    ];
+    for (position, moves) in cases {
+        let mut args = vec!["--variant", "six", "query", position, "--json"];
+        if let Some(m) = moves {
+            args.extend(["--moves", m]);
+        }
+        let output = command(six(), &args).output().unwrap();
+        let (status, body) = server.get(&query_target("six", position, moves));
+        if output.status.success() {
+            assert_eq!(status, 200, "{position} {moves:?}: {body}");
+            assert_eq!(body, text(&output.stdout), "{position} {moves:?}");
+            serde_json::from_str::<Json>(&body).expect("JSON");
+        } else {
+            // A position the CLI refuses is refused alike.
+            let message = text(&output.stderr).trim_end().replace("morris: error: ", "");
+            assert_eq!(status, 400, "{position}: {body}");
+            let json: Json = serde_json::from_str(&body).unwrap();
+            assert_eq!(json["error"].as_str().unwrap(), message);
+        }
+    }
+}
+
+#[test]
+fn a_placement_position_without_tables_is_searched_and_marked_so() {
+    let dir = empty_db();
+    ok(dir.path(), &["--variant", "six", "solve", "--phase", "moving", "--threads", "2"]);
+    let server = Server::start(dir.path());
+    for (position, moves) in [("start", None), ("start", Some("a5 b4 c5 d4"))] {
+        let mut args = vec!["--variant", "six", "query", position, "--json"];
+        if let Some(m) = moves {
+            args.extend(["--moves", m]);
+        }
+        let (status, body) = server.get(&query_target("six", position, moves));
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body, ok(dir.path(), &args), "{position} {moves:?}");
+        let json: Json = serde_json::from_str(&body).unwrap();
+        assert_eq!(json["exact"], Json::Bool(false));
+        assert_eq!(json["plies"], Json::Null);
+    }
+    // The listing knows no start value without the start's table.
+    let json = server.json("/api/variants", 200);
+    assert_eq!(json["variants"][3]["start_value"], Json::Null);
+    assert_eq!(json["variants"][3]["placement"]["solved"], 0);
+}
+
+#[test]
+fn every_move_carries_its_resulting_position() {
+    let server = Server::start(six());
+    let json = server.json(&query_target("six", "start", None), 200);
+    assert_eq!(json["exact"], Json::Bool(true));
+    assert_eq!(json["value"], "draw");
+    let moves = json["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 16);
+    for m in moves {
+        let mv = m["move"].as_str().unwrap();
+        let after = server.json(&query_target("six", "start", Some(mv)), 200);
+        assert_eq!(m["position"], after["position"], "{mv}");
+        // The mover's result after the move is the reverse of the value there.
+        let back = match after["value"].as_str().unwrap() {
+            "win" => "loss",
+            "loss" => "win",
+            other => other,
+        };
+        assert_eq!(m["value"], back, "{mv}");
+    }
+}
+
+#[test]
+fn variants_list_the_boards_and_what_the_directory_holds() {
+    let server = Server::start(six());
+    let json = server.json("/api/variants", 200);
+    let variants = json["variants"].as_array().unwrap();
+    let names: Vec<&str> = variants.iter().map(|v| v["name"].as_str().unwrap()).collect();
+    assert_eq!(names, morris::variant::VARIANT_NAMES);
+    let six = &variants[3];
+    assert_eq!(six["start"], "......../........ w 6 6");
+    assert_eq!(six["moving"]["solved"], six["moving"]["sectors"]);
+    assert_eq!(six["placement"]["solved"], six["placement"]["sectors"]);
+    assert_eq!(six["start_value"]["value"], "draw");
+    assert_eq!(six["start_value"]["plies"], Json::Null);
+    assert_eq!(six["board"]["grid"], 5);
+    assert_eq!(six["board"]["points"].as_array().unwrap().len(), 16);
+    assert_eq!(six["board"]["points"][0], serde_json::json!({"name": "a5", "x": 0, "y": 4}));
+    // Two rings of 8 points and the 4 lines joining them; 8 mills.
+    assert_eq!(six["board"]["lines"].as_array().unwrap().len(), 20);
+    assert_eq!(six["board"]["mills"].as_array().unwrap().len(), 8);
+    let nine = &variants[0];
+    assert_eq!(nine["moving"]["solved"], 0);
+    assert_eq!(nine["start_value"], Json::Null);
+    assert_eq!(nine["board"]["lines"].as_array().unwrap().len(), 32);
+    assert_eq!(nine["board"]["mills"].as_array().unwrap().len(), 16);
+    // Twelve's diagonals join the corners too.
+    assert_eq!(variants[1]["board"]["lines"].as_array().unwrap().len(), 40);
+}
+
+#[test]
+fn stats_answers_exactly_what_stats_json_prints() {
+    let server = Server::start(six());
+    let (status, body) = server.get("/api/stats?variant=six");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, ok(six(), &["--variant", "six", "stats", "--json"]));
+    let rows: Json = serde_json::from_str(&body).unwrap();
+    assert!(rows.as_array().unwrap().len() > 16, "moving and placement sectors");
+    let (status, body) = server.get("/api/stats?variant=six&all=true");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, ok(six(), &["--variant", "six", "stats", "--json", "--all"]));
+}
+
+#[test]
+fn bad_input_is_400_with_the_clis_message() {
+    let server = Server::start(six());
+    let db = six();
+    let same = |target: &str, args: &[&str]| {
+        assert_eq!(server.error(target, 400), cli_error(db, args), "{target}");
+    };
+    same("/api/query?variant=ten&position=start", &["--variant", "ten", "query", "start"]);
+    same("/api/stats?variant=..%2F..%2Fetc", &["--variant", "../../etc", "stats"]);
+    for position in ["W", "WWW...../........ w 0 0", "......../........ x 6 6", "......../........ w 7 6", "WWWWWW../B....... w 3 6"] {
+        same(&query_target("six", position, None), &["--variant", "six", "query", position]);
+    }
+    for moves in ["a5 a5", "z9", "a5-b5", "a5 b4 c3 d2x", "a5,,b4 g7"] {
+        same(&query_target("six", "start", Some(moves)), &["--variant", "six", "query", "start", "--moves", moves]);
+    }
+    for (target, needle) in [
+        ("/api/query?variant=six", "missing parameter 'position'"),
+        ("/api/query?position=start", "missing parameter 'variant'"),
+        ("/api/query?variant=six&position=start&depth=3", "unknown parameter 'depth'"),
+        ("/api/query?variant=six&variant=nine&position=start", "more than once"),
+        ("/api/query?variant=six&position=%zz", "bad percent escape"),
+        ("/api/query?variant=six&position=%ff", "not UTF-8"),
+        ("/api/stats", "missing parameter 'variant'"),
+        ("/api/stats?variant=six&all=yes", "expected true or false"),
+        ("/api/variants?variant=six", "unknown parameter 'variant'"),
+    ] {
+        let error = server.error(target, 400);
+        assert!(error.contains(needle), "{target}: {error}");
+    }
+}
+
+#[test]
+fn a_missing_sector_is_404_naming_the_solve_command() {
+    let dir = empty_db();
+    let server = Server::start(dir.path());
+    for position in ["start", "WWW...../B.B..B.. b 0 0"] {
+        let error = server.error(&query_target("six", position, None), 404);
+        assert!(error.contains("morris solve --variant six"), "{error}");
+        assert_eq!(error, cli_error(dir.path(), &["--variant", "six", "query", position, "--json"]));
+    }
+    let error = server.error("/api/stats?variant=six", 404);
+    assert_eq!(error, cli_error(dir.path(), &["--variant", "six", "stats", "--json"]));
+    assert!(error.contains("morris solve --variant six"), "{error}");
+    // Listing an empty directory is no error.
+    let json = server.json("/api/variants", 200);
+    assert!(json["variants"].as_array().unwrap().iter().all(|v| v["moving"]["solved"] == 0));
+}
+
+#[test]
+fn unknown_routes_and_path_tricks_are_404() {
+    let server = Server::start(six());
+    for target in [
+        "/nothing",
+        "/api",
+        "/api/",
+        "/api/query/",
+        "/api/variants/..",
+        "/../Cargo.toml",
+        "/api/../api/variants",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "//etc/passwd",
+        "/six-3-3.mtb",
+        "/app.js/..",
+        "/.lock",
+    ] {
+        let error = server.error(target, 404);
+        assert!(error.starts_with("no such route"), "{target}: {error}");
+    }
+    let (status, _, body) = server.request("POST", "/api/variants");
+    assert_eq!(status, 405, "{body}");
+    let (status, _, body) = server.request("DELETE", "/");
+    assert_eq!(status, 405, "{body}");
+}
+
+#[test]
+fn the_page_and_its_assets_are_served() {
+    let server = Server::start(six());
+    for (target, content_type, needle) in [
+        ("/", "text/html", "<svg id=\"board\""),
+        ("/index.html", "text/html", "/app.js"),
+        ("/app.js", "text/javascript", "/api/query"),
+        ("/style.css", "text/css", "--win"),
+    ] {
+        let (status, head, body) = server.request("GET", target);
+        assert_eq!(status, 200, "{target}");
+        assert!(head.contains(&format!("Content-Type: {content_type}")), "{target}: {head}");
+        assert!(body.contains(needle), "{target}");
+        // Nothing is fetched from elsewhere at run time (SVG's namespace
+        // is a name, not a place).
+        let body = body.replace("http://www.w3.org/2000/svg", "");
+        assert!(!body.contains("http://") && !body.contains("https://"), "{target} names another host");
+    }
+    let (status, _, body) = server.request("HEAD", "/api/variants");
+    assert_eq!((status, body.as_str()), (200, ""));
+}
+
+#[test]
+fn hostile_requests_leave_the_server_answering() {
+    let server = Server::start(six());
+    let long = "W".repeat(100_000);
+    let many_fields = "a ".repeat(5_000);
+    for target in [
+        query_target("six", &long, None),
+        query_target("six", &many_fields, None),
+        query_target("six", "start", Some(&"a5 ".repeat(2_000))),
+        query_target("six", "\0\u{7f}\u{2028}\"\\", None),
+        query_target("six", "start", Some("a5xa5xa5-b4")),
+        format!("/api/query?{}", "&".repeat(10_000)),
+        "/api/query?=&=".to_string(),
+    ] {
+        let (status, body) = server.get(&target);
+        assert!((400..500).contains(&status), "{}: {status} {body}", &target[..target.len().min(80)]);
+        serde_json::from_str::<Json>(&body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"));
+    }
+    for garbage in [&b"\x00\x01\x02\r\n\r\n"[..], b"GET\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n", b"\xff\xfe / HTTP/1.0\r\n\r\n"] {
+        let mut stream = TcpStream::connect(&server.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let _ = stream.write_all(garbage);
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        let _ = stream.read_to_end(&mut Vec::new());
+    }
+    // A client that connects and says nothing does not hold up others.
+    let _silent = TcpStream::connect(&server.addr).unwrap();
+    assert_eq!(server.json("/api/variants", 200)["variants"].as_array().unwrap().len(), 7);
+    assert_eq!(server.json(&query_target("six", "start", None), 200)["value"], "draw");
+}
+
+#[test]
+fn a_busy_port_is_a_one_line_error() {
+    let server = Server::start(six());
+    let error = cli_error(six(), &["serve", "--bind", &server.addr]);
+    assert!(error.starts_with(&format!("cannot listen on {}", server.addr)), "{error}");
+    let error = cli_error(six(), &["serve", "--bind", "nowhere"]);
+    assert!(error.starts_with("cannot listen on nowhere"), "{error}");
+}
