@@ -189,5 +189,5 @@ fn query_start_by_search_prints_value_moves_and_what_the_search_did() {
     let (json, _) = run(&["--json"]);
     assert!(json.contains("\"value\": \"draw\",") && json.contains("\"exact\": false,"), "{json}");
     assert_eq!(json.matches("{\"move\": ").count(), 16, "{json}");
-    assert_eq!(json.matches("\"value\": \"draw\", \"plies\": null}").count(), 16, "{json}");
+    assert_eq!(json.matches("\"value\": \"draw\", \"plies\": null, \"position\": ").count(), 16, "{json}");
 }
