@@ -15,6 +15,12 @@
 #                                    into a fresh temporary database; per-sector
 #                                    states/s of verify, both totals and their ratio
 #                                    (part of `all`)
+#   scripts/bench.sh moving DB PAIR...
+#                                    the moving-phase solver on the given pairs of an
+#                                    existing database of nine (e.g. 8,7 or 9,8), re-solved
+#                                    on 2 threads in a temporary directory that links to
+#                                    DB's other tables; DB is not changed. The pairs'
+#                                    capture targets must be in DB.
 #   scripts/bench.sh placement DB SECTOR...
 #                                    the placement solver on the given sectors of an
 #                                    existing database of nine (e.g. 8-8-1-0, the
@@ -36,10 +42,10 @@ cd "$(dirname "$0")/.."
 
 what=all
 case "${1:-}" in
-    index | solve | query | verify | placement) what=$1; shift ;;
+    index | solve | query | verify | moving | placement) what=$1; shift ;;
     "") ;;
     -*) what=index ;; # The index benchmark's own options.
-    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]] | placement DB SECTOR...]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]] | moving DB PAIR... | placement DB SECTOR...]" >&2; exit 2 ;;
 esac
 
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
@@ -126,6 +132,45 @@ verify() {
         print "" }'
 }
 
+# Re-solves moving-phase pairs of an existing database in a temporary
+# directory whose other moving-phase tables are links to the database's.
+moving() {
+    local db=${1:?usage: scripts/bench.sh moving DB PAIR...}; shift
+    [ $# -gt 0 ] || { echo "usage: scripts/bench.sh moving DB PAIR..." >&2; exit 2; }
+    cargo build --release --quiet --bin morris
+    local morris="$target/release/morris"
+    bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-moving.XXXXXX")
+    trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
+    local table pair max=0
+    for table in "$db"/nine-?-?.mtb; do
+        ln -s "$(realpath "$table")" "$bench_db/"
+    done
+    for pair in "$@"; do
+        [[ $pair =~ ^([0-9]),([0-9])$ ]] || { echo "'$pair' is not a pair: expected M,O such as 8,7" >&2; exit 2; }
+        local m=${BASH_REMATCH[1]} o=${BASH_REMATCH[2]}
+        [ -e "$bench_db/nine-$m-$o.mtb" ] || { echo "no table of sector $m-$o in $db" >&2; exit 2; }
+        rm -f "$bench_db/nine-$m-$o.mtb" "$bench_db/nine-$o-$m.mtb"
+        [ $((m + o)) -gt "$max" ] && max=$((m + o))
+    done
+    echo "== moving-phase solver: nine's pairs $*, 2 threads, over $db"
+    timed "$bench_db/solve.time" "$morris" solve --phase moving --variant nine --max-stones "$max" --threads 2 --db "$bench_db"
+    echo "process: $(cat "$bench_db/solve.time")"
+    # The tables must not depend on the build that wrote them.
+    local differ=0
+    for pair in "$@"; do
+        local m=${pair%,*} o=${pair#*,} sector
+        for sector in "$m-$o" "$o-$m"; do
+            if cmp -s "$bench_db/nine-$sector.mtb" "$db/nine-$sector.mtb"; then
+                echo "$sector: the same bytes as in $db"
+            else
+                echo "$sector: differs from $db" >&2
+                differ=1
+            fi
+        done
+    done
+    return $differ
+}
+
 # Re-solves placement sectors of an existing database in a temporary
 # directory whose other tables are links to the database's.
 placement() {
@@ -180,6 +225,7 @@ case $what in
     solve) solve "$@" ;;
     query) query ;;
     verify) verify "$@" ;;
+    moving) moving "$@" ;;
     placement) placement "$@" ;;
     all)
         index

@@ -410,9 +410,9 @@ impl Database {
             let report = PairReport {
                 states: counts.states,
                 edges,
-                init: loaded_at - began,
+                load: loaded_at - began,
                 propagate: walked_at - loaded_at,
-                finish: walked_at.elapsed(),
+                write: walked_at.elapsed(),
                 counts: vec![(sector, counts)],
                 ..Default::default()
             };
@@ -455,6 +455,7 @@ impl Database {
         let sectors = pair.sectors();
         let needed = self.pair_bytes(pair);
         self.check_space(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed)?;
+        let began = std::time::Instant::now();
         // Captures read these at random: on huge pages.
         let deps: Vec<(Sector, HugeCells)> = pool.install(|| {
             pair.dependencies().into_iter().map(|s| Ok((s, self.load_cells_huge(s)?))).collect::<Result<_, DbError>>()
@@ -479,18 +480,22 @@ impl Database {
             error: Mutex::new(None),
             needed,
         };
+        let loaded = began.elapsed();
         let result =
             pool.install(|| solve::solve_pair(&self.variant, &self.indexer, &sides, &solved, &hooks, resume.as_ref()));
-        let report = match result {
+        let mut report = match result {
             Ok(report) => report,
             Err(SolveError::Interrupted(_)) => return Err(hooks.interrupted(pair)),
             Err(e) => return Err(e.into()),
         };
         drop(sides);
+        report.load = loaded;
+        let writing = std::time::Instant::now();
         for ((sector, map), (_, counts)) in sectors.iter().zip(&maps).zip(&report.counts) {
             pool.install(|| self.write(*sector, counts.clone(), &plain_cells(map)[..slots(*sector)]))
                 .map_err(|e| self.no_space_or(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed, e))?;
         }
+        report.write = writing.elapsed();
         // Only now that both tables are in place is the checkpoint useless.
         let path = self.checkpoint_path(pair);
         if path.exists() {

@@ -314,6 +314,11 @@ pub struct Indexer {
     points: u32,
     all: Bits,
     classes: Vec<OnceLock<Classes>>,
+    /// By `size`: the subsets of `size` points of `0..points - m`, by
+    /// colex rank, for unranking the opponents of a sector with `m`
+    /// mover stones. One lookup instead of a search per point: the solver
+    /// unranks every state it decides.
+    subsets: Vec<Vec<OnceLock<Vec<Bits>>>>,
     images: Option<PointImages>,
 }
 
@@ -324,7 +329,9 @@ impl Indexer {
         let points = board.points() as u32;
         let syms = Symmetries::of(board);
         let images = PointImages::of(&syms, points);
-        Indexer { syms, points, all: board.all(), classes: (0..=points).map(|_| OnceLock::new()).collect(), images }
+        let classes = (0..=points).map(|_| OnceLock::new()).collect();
+        let subsets = (0..=points).map(|_| (0..=points).map(|_| OnceLock::new()).collect()).collect();
+        Indexer { syms, points, all: board.all(), classes, subsets, images }
     }
 
     pub fn symmetries(&self) -> &Symmetries {
@@ -349,6 +356,15 @@ impl Indexer {
 
     fn classes(&self, size: u32) -> &Classes {
         self.classes[size as usize].get_or_init(|| Classes::build(&self.syms, self.points, size))
+    }
+
+    /// The `size`-subsets of `0..n` in colex order (built on first use).
+    fn subsets(&self, n: u32, size: u32) -> &[Bits] {
+        self.subsets[n as usize][size as usize].get_or_init(|| {
+            let mut sets = Vec::with_capacity(BINOMIAL.get(n, size) as usize);
+            for_each_subset(n, size, |_, set| sets.push(set));
+            sets
+        })
     }
 
     /// The index of the positions with `mover` and `opponent` stones on the
@@ -403,6 +419,22 @@ impl Images {
     /// The smallest image, and the lanes that give it.
     #[inline(always)]
     fn smallest(&self) -> (Bits, u32) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+        {
+            use std::arch::x86_64::{_mm512_cmpeq_epi32_mask, _mm512_load_si512, _mm512_reduce_min_epu32, _mm512_set1_epi32};
+            // One vector: the compiler's own code for the loops below is
+            // a long chain of blends and shuffles, and the solver takes
+            // the smallest image of every edge.
+            // Safety: the target feature is there, and `Images` is 64
+            // bytes, aligned to 64.
+            unsafe {
+                let lanes = _mm512_load_si512(self.0.as_ptr().cast());
+                let best = _mm512_reduce_min_epu32(lanes);
+                let which = _mm512_cmpeq_epi32_mask(lanes, _mm512_set1_epi32(best as i32));
+                return (best, which as u32);
+            }
+        }
+        #[allow(unreachable_code)]
         let best = self.0.iter().copied().fold(Bits::MAX, Bits::min);
         let mut which = 0u32;
         for (s, &image) in self.0.iter().enumerate() {
@@ -495,7 +527,8 @@ impl SectorIndex<'_> {
         let class = (slot / self.per_class) as usize;
         let mover = self.classes.reps[class];
         let free = self.ix.all & !mover;
-        let opponent = deposit_bits(colex_unrank_below(slot % self.per_class, self.o, free.count_ones()), free);
+        let compact = self.ix.subsets(self.ix.points - self.m, self.o)[(slot % self.per_class) as usize];
+        let opponent = deposit_bits(compact, free);
         self.is_canonical(class, opponent).then_some((mover, opponent))
     }
 
@@ -515,6 +548,16 @@ impl SectorIndex<'_> {
     fn is_canonical(&self, class: usize, opponent: Bits) -> bool {
         let stab = self.classes.stabilisers[class];
         stab == 1 || points(stab & !1).all(|s| self.ix.syms.apply(s as usize, opponent) >= opponent)
+    }
+
+    /// Whether every slot of `range` is canonical: its mover sets have no
+    /// symmetry but the identity, as most have.
+    pub fn all_canonical(&self, range: std::ops::Range<u64>) -> bool {
+        if range.is_empty() {
+            return true;
+        }
+        let (first, last) = (range.start / self.per_class, (range.end - 1) / self.per_class);
+        self.classes.stabilisers[first as usize..=last as usize].iter().all(|&stab| stab == 1)
     }
 
     /// Calls `f(slot, mover, opponent)` for every canonical slot in

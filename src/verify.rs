@@ -22,9 +22,13 @@
 //!   reads stay in cache, but generates and ranks the placements with its
 //!   own code (the solver's one-pass ranks and mill masks are not used).
 //!
-//! A [`Verifier`] walks the sectors in pair order and keeps the
-//! decompressed cells of every table a later sector still needs, so each
-//! table is read (and its checksums checked) once.
+//! A [`Verifier`] walks the sectors in an order where neighbours read
+//! the same tables (the two sides of a pair; placement sectors that share
+//! a successor) and keeps only the decompressed cells the next sector
+//! reads too. A table may be read up to three times (as itself, and as
+//! the successor of two sectors), but memory stays that of two checks:
+//! keeping every table a later sector needs held 20 GiB at once in
+//! nine's placement phase.
 
 use crate::database::{Database, DbError, HugeCells};
 use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
@@ -152,28 +156,22 @@ pub fn check_sector(db: &Database, sector: Sector) -> Result<SectorCheck, DbErro
     verifier.next().map(|(_, check)| check).expect("one sector to check")
 }
 
-/// Checks sectors in an order that lets each table be read once: the
-/// moving phase pair by pair (both sides, after the sectors their
-/// captures lead to), then the placement sectors. Each item is a sector
-/// with what its check found.
+/// Checks sectors in an order where neighbours share tables: the moving
+/// phase pair by pair, then the placement sectors by the tables their
+/// placements lead to. Each item is a sector with what its check found.
 pub struct Verifier<'a> {
     db: &'a Database,
     plan: Vec<Sector>,
     next: usize,
-    /// Decompressed cells of the tables read so far that a sector still
-    /// to come needs.
+    /// Decompressed cells of the tables the sector being checked, or the
+    /// next one, reads.
     loaded: HashMap<Sector, HugeCells>,
 }
 
 impl<'a> Verifier<'a> {
     pub fn new(db: &'a Database, sectors: &[Sector]) -> Verifier<'a> {
         let mut plan = sectors.to_vec();
-        // Moving sectors by pair (the order pairs are solved in), the side
-        // with more stones first; placement after, in the given order.
-        plan.sort_by_key(|s| match s.is_moving() {
-            true => (0, s.total_stones(), s.mover.max(s.opponent), s.opponent),
-            false => (1, 0, 0, 0),
-        });
+        plan.sort_by_key(|&s| plan_order(s));
         Verifier { db, plan, next: 0, loaded: HashMap::new() }
     }
 
@@ -211,10 +209,25 @@ impl<'a> Verifier<'a> {
         Ok(check)
     }
 
-    /// Drops the cells no sector after the `next` first needs.
+    /// Drops the cells the next sector to check does not read. A table a
+    /// later sector needs is read again then: cheaper than holding it.
     fn forget_used(&mut self) {
-        let ahead = &self.plan[self.next..];
-        self.loaded.retain(|s, _| ahead.iter().any(|&a| sectors_to_read(a).contains(s)));
+        let next = self.peek().map(sectors_to_read).unwrap_or_default();
+        self.loaded.retain(|s, _| next.contains(s));
+    }
+}
+
+/// Where a sector comes in the verifier's plan. Moving sectors by pair
+/// (the order pairs are solved in), the side with more stones first, so
+/// the two sides read each other. Placement sectors after them, grouped
+/// by the tables their placements lead to: `m-o-mh-oh` reads
+/// `o-(m+1)-oh-(mh-1)` (quiet) and `(o-1)-(m+1)-oh-(mh-1)` (capture), so
+/// with `o` falling one sector's capture table is the next one's quiet
+/// table.
+fn plan_order(s: Sector) -> (u8, u8, u8, u8, std::cmp::Reverse<u8>) {
+    match s.is_moving() {
+        true => (0, s.total_stones() as u8, s.mover.max(s.opponent), s.opponent, std::cmp::Reverse(0)),
+        false => (1, s.mover_hand, s.opponent_hand, s.mover, std::cmp::Reverse(s.opponent)),
     }
 }
 

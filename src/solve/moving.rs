@@ -45,7 +45,7 @@ use crate::table::Counts;
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::time::{Duration, Instant};
 
 /// Marks an undecided working cell; the low bits count successors.
@@ -93,15 +93,20 @@ pub struct ResumePoint {
     pub sides: Vec<ChunkMarks>,
 }
 
-/// What solving a pair took.
+/// What solving a pair (or a placement sector) took. `load` and `write`
+/// are the caller's: reading the tables it depends on and writing its
+/// own. A placement sector has no `init` or `finish`; its walk counts as
+/// `propagate`.
 #[derive(Clone, Debug, Default)]
 pub struct PairReport {
     pub states: u64,
     pub levels: u32,
     pub edges: u64,
+    pub load: Duration,
     pub init: Duration,
     pub propagate: Duration,
     pub finish: Duration,
+    pub write: Duration,
     pub counts: Vec<(Sector, Counts)>,
 }
 
@@ -138,22 +143,35 @@ impl Side<'_> {
     }
 
     /// Notes that the cell at `slot` now holds the decided value `cell`.
+    ///
+    /// Most notes find their chunk marked and deep enough already, so
+    /// each looks before it writes: a locked read-modify-write on these
+    /// shared words costs more than the cell update it follows. The order
+    /// matters to `take_mark`: deepest first, then the mark. `SeqCst` makes
+    /// that order hold between threads (on x86 it costs nothing more:
+    /// the loads are plain loads, the writes locked either way).
     #[inline]
     fn note(&self, slot: u64, cell: u16) {
         let c = (slot / CHUNK) as usize;
-        // The order matters to `take_mark`: deepest first, then the mark.
-        self.deepest[c].fetch_max(cell, Relaxed);
-        self.marks[c].fetch_or(1 << (cell % 64), Relaxed);
+        if self.deepest[c].load(SeqCst) < cell {
+            self.deepest[c].fetch_max(cell, SeqCst);
+        }
+        let bit = 1 << (cell % 64);
+        if self.marks[c].load(SeqCst) & bit == 0 {
+            self.marks[c].fetch_or(bit, SeqCst);
+        }
     }
 
     /// Whether chunk `c` may hold cells of value `cell`; clears the mark
-    /// unless deeper cells of the same residue may be there too.
+    /// unless deeper cells of the same residue may be there too. A note
+    /// that saw the mark still set before it was cleared had raised (or
+    /// found) the chunk's deepest before: the check below sees it.
     #[inline]
     fn take_mark(&self, c: u64, cell: u16) -> bool {
         let bit = 1 << (cell % 64);
-        let had = self.marks[c as usize].fetch_and(!bit, Relaxed) & bit != 0;
-        if had && self.deepest[c as usize].load(Relaxed) >= cell + 64 {
-            self.marks[c as usize].fetch_or(bit, Relaxed);
+        let had = self.marks[c as usize].fetch_and(!bit, SeqCst) & bit != 0;
+        if had && self.deepest[c as usize].load(SeqCst) >= cell + 64 {
+            self.marks[c as usize].fetch_or(bit, SeqCst);
         }
         had
     }
@@ -359,13 +377,18 @@ impl<'a> Pair<'a> {
     /// checkpoint could not be stored.
     fn propagate(&self, mut depth: u16, progress: &dyn Progress) -> Option<u32> {
         while depth < self.deepest() && !self.overflow.load(Relaxed) {
-            for side in &self.sides {
+            for (i, side) in self.sides.iter().enumerate() {
+                // Safety: a level's pass over one side writes only its
+                // partner's cells. When the partner is the other sector,
+                // nothing writes this side's cells until the pass ends,
+                // so they may be read as plain memory for that long.
+                let still = (side.partner != i).then(|| unsafe { still_cells(side.cells) });
                 (0..side.chunks()).into_par_iter().for_each(|c| {
                     if progress.cancelled() {
                         return;
                     }
                     if side.take_mark(c, depth + 1) {
-                        progress.advance(self.expand_level(side, side.chunk(c), depth));
+                        progress.advance(self.expand_level(side, still, side.chunk(c), depth));
                     }
                 });
             }
@@ -421,7 +444,7 @@ impl<'a> Pair<'a> {
     /// prefetched while the previous state's predecessors are updated, so
     /// that the scattered reads of one batch overlap the work on the other
     /// instead of stalling on each cell in turn.
-    fn expand_level(&self, side: &Side, range: std::ops::Range<u64>, depth: u16) -> u64 {
+    fn expand_level(&self, side: &Side, still: Option<&[u16]>, range: std::ops::Range<u64>, depth: u16) -> u64 {
         let target = depth + 1;
         let partner = &self.sides[side.partner];
         let mut batches = [Batch::EMPTY, Batch::EMPTY];
@@ -429,10 +452,7 @@ impl<'a> Pair<'a> {
         let mut next = 0;
         let mut found = 0;
         let mut edges = 0;
-        for slot in range {
-            if side.cells[slot as usize].load(Relaxed) != target {
-                continue;
-            }
+        for_each_at(side.cells, still, range, target, |slot| {
             found += 1;
             let (mover, opponent) = side.index.unrank(slot).expect("decided slots are canonical");
             let batch = &mut batches[next];
@@ -448,7 +468,7 @@ impl<'a> Pair<'a> {
             }
             ready = Some(next);
             next ^= 1;
-        }
+        });
         if let Some(previous) = ready {
             self.update(partner, &batches[previous], depth);
         }
@@ -542,7 +562,8 @@ impl<'a> Pair<'a> {
             return 0;
         };
         let (mover_images, opponent_images) = (self.images.set(mover), self.images.set(opponent));
-        let mut deepest = 0;
+        // Gathered and prefetched, so the scattered reads overlap.
+        let mut captures = Captures::default();
         for from in points(mover) {
             let targets = if flies { empty } else { empty & board.adjacent(from) };
             for to in points(targets) {
@@ -550,13 +571,16 @@ impl<'a> Pair<'a> {
                 if board.closes_mill(own, to) {
                     let own_images = mover_images.toggle(self.images.point(from)).toggle(self.images.point(to));
                     for r in points(board.removable(opponent)) {
-                        let slot = index.rank_images(&opponent_images.toggle(self.images.point(r)), &own_images);
-                        deepest = deepest.max(cells[slot as usize] as u32 - 1);
+                        captures.add(index.rank_images(&opponent_images.toggle(self.images.point(r)), &own_images), cells);
                     }
                 }
             }
         }
-        deepest
+        captures.look_up(cells);
+        // Every capture of a lost state wins for the opponent (a drawn one
+        // would have kept its counter above zero): even cells, the
+        // deepest of which is `deepest_loss`.
+        captures.deepest_loss.saturating_sub(1)
     }
 
     /// Turns working cells into final cells and counts them. Non-canonical
@@ -567,8 +591,12 @@ impl<'a> Pair<'a> {
             .map(|c| {
                 let range = side.chunk(c);
                 let mut counts = Counts::default();
-                let mut canonical = vec![false; (range.end - range.start) as usize];
-                side.index.for_each_in(range.clone(), |slot, _, _| canonical[(slot - range.start) as usize] = true);
+                // Most chunks are canonical throughout: no need to unrank them.
+                let all = side.index.all_canonical(range.clone());
+                let mut canonical = vec![all; (range.end - range.start) as usize];
+                if !all {
+                    side.index.for_each_in(range.clone(), |slot, _, _| canonical[(slot - range.start) as usize] = true);
+                }
                 for slot in range.clone() {
                     let cell = &side.cells[slot as usize];
                     if !canonical[(slot - range.start) as usize] {
@@ -586,6 +614,49 @@ impl<'a> Pair<'a> {
                 counts
             })
             .reduce(Counts::default, add_counts)
+    }
+}
+
+/// The working cells as plain memory, for a pass in which nothing writes
+/// them.
+///
+/// # Safety
+/// No thread may write `cells` while the returned slice is in use.
+unsafe fn still_cells(cells: &[AtomicU16]) -> &[u16] {
+    // Safety: `AtomicU16` has the size and alignment of `u16`; the caller
+    // rules out concurrent writes.
+    unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<u16>(), cells.len()) }
+}
+
+/// Calls `f` for each slot of `range` whose cell holds `target`, in order.
+/// From `still` (the same cells, while nothing writes them) a block of 64
+/// cells at a time is compared in vector registers; otherwise cell by
+/// cell, atomically. The scans of the levels read every cell of a chunk
+/// for the few that were decided at the level's depth.
+#[inline]
+fn for_each_at(cells: &[AtomicU16], still: Option<&[u16]>, range: std::ops::Range<u64>, target: u16, mut f: impl FnMut(u64)) {
+    let Some(plain) = still else {
+        for slot in range {
+            if cells[slot as usize].load(Relaxed) == target {
+                f(slot);
+            }
+        }
+        return;
+    };
+    let mut slot = range.start;
+    while slot + 64 <= range.end {
+        let block: &[u16; 64] = plain[slot as usize..slot as usize + 64].try_into().expect("64 cells");
+        let mut hits = block.iter().enumerate().fold(0u64, |m, (i, &c)| m | ((c == target) as u64) << i);
+        while hits != 0 {
+            f(slot + hits.trailing_zeros() as u64);
+            hits &= hits - 1;
+        }
+        slot += 64;
+    }
+    for slot in slot..range.end {
+        if plain[slot as usize] == target {
+            f(slot);
+        }
     }
 }
 

@@ -294,18 +294,27 @@ impl Row {
     }
 }
 
-/// For a placement sector, the time spent loading its successors'
-/// tables, walking the sector and writing its table.
-fn placement_detail(report: &PairReport) -> String {
-    if report.levels > 0 || report.propagate.is_zero() {
-        return String::new();
+/// Where a pair's (or a placement sector's) time went: loading the
+/// tables it reads, its phases, writing its tables.
+fn phase_detail(report: &PairReport, placement: bool) -> String {
+    let secs = |d: std::time::Duration| d.as_secs_f64();
+    if placement {
+        format!(
+            "  (load {:.2} s, walk {:.2} s, write {:.2} s)",
+            secs(report.load),
+            secs(report.propagate),
+            secs(report.write)
+        )
+    } else {
+        format!(
+            "  (load {:.2} s, init {:.2} s, levels {:.2} s, finish {:.2} s, write {:.2} s)",
+            secs(report.load),
+            secs(report.init),
+            secs(report.propagate),
+            secs(report.finish),
+            secs(report.write)
+        )
     }
-    format!(
-        "  (load {:.2} s, walk {:.2} s, write {:.2} s)",
-        report.init.as_secs_f64(),
-        report.propagate.as_secs_f64(),
-        report.finish.as_secs_f64()
-    )
 }
 
 /// The bars (the current pair's phase, and the whole run) and the pair
@@ -410,7 +419,7 @@ impl PairProgress for SolveProgress<'_> {
             time: began.elapsed(),
             peak_rss: peak_rss(),
             bytes: report.counts.iter().filter_map(|(s, _)| file_size(self.db, *s)).sum(),
-            detail: placement_detail(report),
+            detail: phase_detail(report, self.unit == "sector"),
         };
         self.overall.inc(report.states);
         self.print(&row.line());

@@ -86,7 +86,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
 
     let start = Instant::now();
     let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, Vec::new());
-    // Pair by pair, each table read once (see `Verifier`).
+    // Sectors that read the same tables one after the other (see `Verifier`).
     let mut verifier = Verifier::new(db, &present);
     while let Some(sector) = verifier.peek() {
         bar.set_message(format!("checking {sector}"));
