@@ -7,7 +7,9 @@
 //! checkpoint when there is one.
 //!
 //! One writer per directory: a solve holds the directory's lock
-//! ([`lock`]) for its whole run. Before a pair starts, the space its
+//! ([`lock`]) for its whole run - or, one job of the plan at a time
+//! ([`Database::solve_job`]), several writers of different jobs, each
+//! holding the lock shared and its job's own lock. Before a pair starts, the space its
 //! files will take is checked ([`space`]); checkpoints inside a pair are
 //! [`checkpoint`] files. Readers take no lock: they only ever open
 //! complete tables.
@@ -18,11 +20,11 @@ pub mod space;
 
 use crate::index::{Indexer, Sector, INDEX_VERSION};
 use crate::position::State;
-use crate::sectors::placement_sectors;
 use crate::solve::moving::chunk_count;
 use crate::solve::placement;
+use crate::solve::plan::Job;
 use crate::solve::{
-    self, moving_pairs, MovingPair, PairReport, Progress, ResumePoint, SolveError, SolvedSector, WorkingSector,
+    self, moving_pairs, placement_order, MovingPair, PairReport, Progress, ResumePoint, SolveError, SolvedSector, WorkingSector,
 };
 use crate::table::{max_table_bytes, write_table, Table, TableError, TableInfo};
 use crate::value::{Cell, Value};
@@ -55,6 +57,10 @@ pub enum DbError {
     Threads { threads: usize, why: String },
     #[error("database {} is being solved by {holder}", dir.display())]
     Busy { dir: PathBuf, holder: String },
+    #[error("job {job} is being solved in {} by {holder}", dir.display())]
+    JobBusy { job: String, dir: PathBuf, holder: String },
+    #[error("job {job} of {variant} needs sector {sector}, which is not in the database {}: solve job {needed} first (`morris solve --variant {variant}{rules} --job {needed} --db {}`)", dir.display(), dir.display())]
+    MissingDependency { job: String, variant: String, rules: String, sector: String, needed: String, dir: PathBuf },
     #[error("database {} is not writable, so it cannot be solved into (queries still work): {source}", dir.display())]
     ReadOnly { dir: PathBuf, source: std::io::Error },
     #[error("not enough space in {} for {what}: it needs {needed} bytes ({why}), {free} are free; free some and run the same command again", dir.display())]
@@ -165,19 +171,23 @@ impl Database {
     /// The error for a sector that is not there, whose solve command
     /// covers `stones` stones.
     fn missing_for(&self, sector: Sector, stones: u32) -> DbError {
-        // The solve command must have the same rules, or it makes tables
-        // that this database refuses.
-        let default = Variant::named(self.variant.name()).map(|v| v.rules_key());
-        let rules = match default {
-            Ok(key) if key == self.variant.rules_key() => String::new(),
-            _ => format!(" --fly-at {}", self.variant.flying()),
-        };
         DbError::Missing {
             sector: sector.to_string(),
             variant: self.variant.name().to_string(),
-            rules,
+            rules: self.rules_option(),
             stones,
             dir: self.dir.clone(),
+        }
+    }
+
+    /// The `--fly-at` a solve command needs to make tables these rules
+    /// accept (nothing under the variant's own rules): with other rules it
+    /// would make tables that this database refuses.
+    fn rules_option(&self) -> String {
+        let default = Variant::named(self.variant.name()).map(|v| v.rules_key());
+        match default {
+            Ok(key) if key == self.variant.rules_key() => String::new(),
+            _ => format!(" --fly-at {}", self.variant.flying()),
         }
     }
 
@@ -229,14 +239,18 @@ impl Database {
         if held.is_some() {
             return Ok(Vec::new());
         }
+        self.create_dir()?;
+        *held = Some(lock::lock(&self.dir)?);
+        self.clear_leftovers()
+    }
+
+    fn create_dir(&self) -> Result<(), DbError> {
         fs::create_dir_all(&self.dir).map_err(|source| match source.kind() {
             ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
                 DbError::ReadOnly { dir: self.dir.clone(), source }
             }
             _ => DbError::Io { path: self.dir.clone(), op: "create the database directory", source },
-        })?;
-        *held = Some(lock::lock(&self.dir)?);
-        self.clear_leftovers()
+        })
     }
 
     fn clear_leftovers(&self) -> Result<Vec<String>, DbError> {
@@ -326,10 +340,7 @@ impl Database {
         for note in self.begin_solve()? {
             progress.note(&note);
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| DbError::Threads { threads, why: e.to_string() })?;
+        let pool = thread_pool(threads)?;
         let pairs = moving_pairs(&self.variant, max_stones);
         let mut summary = SolveSummary::default();
         for (i, pair) in pairs.iter().enumerate() {
@@ -356,13 +367,8 @@ impl Database {
         for note in self.begin_solve()? {
             progress.note(&note);
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| DbError::Threads { threads, why: e.to_string() })?;
-        let mut sectors: Vec<Sector> =
-            placement_sectors(&self.variant).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
-        sectors.reverse();
+        let pool = thread_pool(threads)?;
+        let sectors = placement_order(&self.variant, max_stones);
         let mut summary = PlacementSummary::default();
         let mut loaded: Vec<(Sector, HugeCells)> = Vec::new();
         for (i, &sector) in sectors.iter().enumerate() {
@@ -373,53 +379,68 @@ impl Database {
             if progress.phases().cancelled() {
                 return Err(DbError::Interrupted(format!("stopped before placement sector {sector}")));
             }
-            let slots = self.indexer.sector(sector).slots();
-            // The cells are worked out in memory (a killed run starts the
-            // sector again), so the disk needs room for the table only.
-            let needed = max_table_bytes(slots);
-            self.check_space(format!("placement sector {sector}"), PLACEMENT_TABLE, needed)?;
-            progress.begin_pair(&sector.to_string(), i + 1, sectors.len());
-            let began = std::time::Instant::now();
-            let successors_needed = placement::successor_sectors(sector);
-            loaded.retain(|(s, _)| successors_needed.contains(s));
-            for s in successors_needed {
-                if !loaded.iter().any(|(l, _)| *l == s) {
-                    loaded.push((s, self.load_cells_huge(s)?));
-                }
-            }
-            let successors: Vec<placement::Successor> =
-                loaded.iter().map(|(s, c)| placement::Successor { sector: *s, cells: c }).collect();
-            let loaded_at = std::time::Instant::now();
-            let mut cells = HugeCells::zeroed(slots as usize)
-                .map_err(io_error(&self.table_path(sector), "allocate memory for the working cells"))?;
-            let result =
-                pool.install(|| placement::solve_sector(&self.variant, &self.indexer, sector, &successors, &mut cells, progress.phases()));
-            let walked_at = std::time::Instant::now();
-            let written = result.map_err(DbError::from).and_then(|(counts, edges)| {
-                self.write(sector, counts.clone(), &cells)
-                    .map_err(|e| self.no_space_or(format!("placement sector {sector}"), PLACEMENT_TABLE, needed, e))?;
-                Ok((counts, edges))
-            });
-            drop(cells);
-            let (counts, edges) = written.map_err(|e| match e {
-                DbError::Solve(SolveError::Interrupted(_)) => DbError::Interrupted(format!(
-                    "stopped in placement sector {sector}, which starts again from its beginning"
-                )),
-                e => e,
-            })?;
-            let report = PairReport {
-                states: counts.states,
-                edges,
-                load: loaded_at - began,
-                propagate: walked_at - loaded_at,
-                write: walked_at.elapsed(),
-                counts: vec![(sector, counts)],
-                ..Default::default()
-            };
-            progress.end_pair(&sector.to_string(), &report);
+            let report = self.solve_placement_sector(sector, &pool, progress, (i + 1, sectors.len()), &mut loaded)?;
             summary.solved.push((sector, report));
         }
         Ok(summary)
+    }
+
+    /// Solves one placement sector in `pool`, reporting it as sector
+    /// `number` of `of`. `loaded` keeps the successors' cells from one
+    /// sector to the next, as far as they are still needed.
+    fn solve_placement_sector(
+        &self,
+        sector: Sector,
+        pool: &rayon::ThreadPool,
+        progress: &dyn PairProgress,
+        (number, of): (usize, usize),
+        loaded: &mut Vec<(Sector, HugeCells)>,
+    ) -> Result<PairReport, DbError> {
+        let slots = self.indexer.sector(sector).slots();
+        // The cells are worked out in memory (a killed run starts the
+        // sector again), so the disk needs room for the table only.
+        let needed = max_table_bytes(slots);
+        self.check_space(format!("placement sector {sector}"), PLACEMENT_TABLE, needed)?;
+        progress.begin_pair(&sector.to_string(), number, of);
+        let began = std::time::Instant::now();
+        let successors_needed = placement::successor_sectors(sector);
+        loaded.retain(|(s, _)| successors_needed.contains(s));
+        for s in successors_needed {
+            if !loaded.iter().any(|(l, _)| *l == s) {
+                loaded.push((s, self.load_cells_huge(s)?));
+            }
+        }
+        let successors: Vec<placement::Successor> =
+            loaded.iter().map(|(s, c)| placement::Successor { sector: *s, cells: c }).collect();
+        let loaded_at = std::time::Instant::now();
+        let mut cells = HugeCells::zeroed(slots as usize)
+            .map_err(io_error(&self.table_path(sector), "allocate memory for the working cells"))?;
+        let result =
+            pool.install(|| placement::solve_sector(&self.variant, &self.indexer, sector, &successors, &mut cells, progress.phases()));
+        let walked_at = std::time::Instant::now();
+        let written = result.map_err(DbError::from).and_then(|(counts, edges)| {
+            self.write(sector, counts.clone(), &cells)
+                .map_err(|e| self.no_space_or(format!("placement sector {sector}"), PLACEMENT_TABLE, needed, e))?;
+            Ok((counts, edges))
+        });
+        drop(cells);
+        let (counts, edges) = written.map_err(|e| match e {
+            DbError::Solve(SolveError::Interrupted(_)) => DbError::Interrupted(format!(
+                "stopped in placement sector {sector}, which starts again from its beginning"
+            )),
+            e => e,
+        })?;
+        let report = PairReport {
+            states: counts.states,
+            edges,
+            load: loaded_at - began,
+            propagate: walked_at - loaded_at,
+            write: walked_at.elapsed(),
+            counts: vec![(sector, counts)],
+            ..Default::default()
+        };
+        progress.end_pair(&sector.to_string(), &report);
+        Ok(report)
     }
 
     /// Writes the finished table of `sector`.
@@ -439,14 +460,90 @@ impl Database {
     /// checkpoints, two of them (the one kept and the one being written),
     /// less the checkpoint already there.
     fn pair_bytes(&self, pair: MovingPair) -> u64 {
-        let header = self.checkpoint_header(pair, 0);
-        let tables: u64 = header.slots.iter().map(|&s| max_table_bytes(s)).sum();
-        if self.checkpoint_every.is_none() {
+        let (tables, checkpoints) = self.pair_space(pair);
+        if checkpoints == 0 {
             return tables;
         }
-        let ckpt = checkpoint::file_bytes(&header.slots, &header.chunks);
         let present = fs::metadata(self.checkpoint_path(pair)).map(|m| m.len()).unwrap_or(0);
-        tables + (2 * ckpt).saturating_sub(present)
+        tables + checkpoints.saturating_sub(present)
+    }
+
+    /// A safe bound on the tables of a pair, and the bytes of two of its
+    /// checkpoints (0 without checkpoints).
+    fn pair_space(&self, pair: MovingPair) -> (u64, u64) {
+        let header = self.checkpoint_header(pair, 0);
+        let tables: u64 = header.slots.iter().map(|&s| max_table_bytes(s)).sum();
+        match self.checkpoint_every {
+            None => (tables, 0),
+            Some(_) => (tables, 2 * checkpoint::file_bytes(&header.slots, &header.chunks)),
+        }
+    }
+
+    /// What `job` needs while it runs, by the bounds the solve itself
+    /// uses, whatever the directory holds now.
+    pub fn job_needs(&self, job: Job) -> JobNeeds {
+        let cells = |sectors: Vec<Sector>| -> u64 { sectors.iter().map(|&s| 2 * self.indexer.sector(s).slots()).sum() };
+        let disk = match job {
+            Job::Pair(pair) => {
+                let (tables, checkpoints) = self.pair_space(pair);
+                tables + checkpoints
+            }
+            Job::Placement(sector) => max_table_bytes(self.indexer.sector(sector).slots()),
+        };
+        JobNeeds { memory: cells(job.sectors()) + cells(job.reads()), disk }
+    }
+
+    /// Solves one job of the plan ([`crate::solve::plan`]) alone, as one
+    /// of several processes - on this machine or others - that share the
+    /// directory, each running another job.
+    ///
+    /// It holds the directory's lock shared (a whole-directory solve
+    /// excludes it, other jobs do not) and the job's own lock, so two runs
+    /// of the same job cannot collide; it leaves other jobs' files alone.
+    /// A job whose tables are all there is not solved again; a job whose
+    /// dependencies are not all there is refused, naming the first
+    /// missing one, before anything is done.
+    pub fn solve_job(&self, job: Job, threads: usize, progress: &dyn PairProgress) -> Result<JobOutcome, DbError> {
+        self.create_dir()?;
+        let _shared = lock::lock_shared(&self.dir)?;
+        let _own = lock::lock_job(&self.dir, &format!("{}-{job}", self.variant.name()), &job.to_string())?;
+        // A table of the job that exists but does not open (other rules,
+        // damage) is an error, not something to overwrite.
+        let present: Vec<Sector> = job.sectors().into_iter().filter(|&s| self.table_path(s).exists()).collect();
+        for &sector in &present {
+            self.table(sector)?;
+        }
+        if present.len() == job.sectors().len() {
+            return Ok(JobOutcome::AlreadySolved);
+        }
+        for sector in job.reads() {
+            if !self.table_path(sector).exists() {
+                return Err(self.missing_dependency(job, sector));
+            }
+            self.table(sector)?;
+        }
+        let pool = thread_pool(threads)?;
+        let report = match job {
+            Job::Pair(pair) => {
+                progress.begin_pair(&pair.to_string(), 1, 1);
+                let report = self.solve_pair(pair, &pool, progress)?;
+                progress.end_pair(&pair.to_string(), &report);
+                report
+            }
+            Job::Placement(sector) => self.solve_placement_sector(sector, &pool, progress, (1, 1), &mut Vec::new())?,
+        };
+        Ok(JobOutcome::Solved(report))
+    }
+
+    fn missing_dependency(&self, job: Job, sector: Sector) -> DbError {
+        DbError::MissingDependency {
+            job: job.to_string(),
+            variant: self.variant.name().to_string(),
+            rules: self.rules_option(),
+            sector: sector.to_string(),
+            needed: Job::of_sector(sector).to_string(),
+            dir: self.dir.clone(),
+        }
     }
 
     /// Solves one pair in `pool`. Notes go out from the calling thread
@@ -638,6 +735,35 @@ fn atomic_cells(map: &MmapMut) -> &[AtomicU16] {
 fn plain_cells(map: &MmapMut) -> &[u16] {
     // Safety: as in `atomic_cells`; all solver threads have finished.
     unsafe { std::slice::from_raw_parts(map.as_ptr() as *const u16, map.len() / 2) }
+}
+
+/// A rayon pool of `threads` threads.
+fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, DbError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| DbError::Threads { threads, why: e.to_string() })
+}
+
+/// What a job needs while it runs ([`Database::job_needs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobNeeds {
+    /// Bytes of memory for cells: the working cells of its sectors and
+    /// the cells of the tables it reads, 2 bytes per index slot each
+    /// (the mapped tables come on top, as page cache).
+    pub memory: u64,
+    /// Bytes free on disk that it checks for before it starts: a safe
+    /// bound on its tables (2 bytes per slot; they come out far smaller)
+    /// and, for a pair, two checkpoints.
+    pub disk: u64,
+}
+
+/// What [`Database::solve_job`] did.
+#[derive(Debug)]
+pub enum JobOutcome {
+    /// Its tables were all there: nothing was done.
+    AlreadySolved,
+    Solved(PairReport),
 }
 
 /// What a placement run did.

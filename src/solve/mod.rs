@@ -4,6 +4,7 @@
 
 pub mod moving;
 pub mod placement;
+pub mod plan;
 
 use crate::index::Sector;
 use crate::table::Counts;
@@ -137,6 +138,16 @@ pub fn moving_pairs(v: &Variant, max_stones: u32) -> Vec<MovingPair> {
         .collect();
     pairs.sort_by_key(|p| (p.stones(), p.larger));
     pairs
+}
+
+/// Every placement sector with at most `max_stones` stones on the board
+/// and in hand, fewest stones in hand first: each after the sectors its
+/// placements lead to.
+pub fn placement_order(v: &Variant, max_stones: u32) -> Vec<Sector> {
+    let mut sectors: Vec<Sector> =
+        crate::sectors::placement_sectors(v).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
+    sectors.reverse();
+    sectors
 }
 
 #[cfg(test)]

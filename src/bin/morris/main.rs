@@ -6,6 +6,7 @@
 //! one line.
 
 mod json;
+mod plan;
 mod play;
 mod progress;
 mod query;
@@ -74,8 +75,10 @@ enum Command {
     Sectors(sectors::Args),
     /// A position: diagram, sector, canonical form, index, status and legal moves.
     Show(show::Args),
-    /// Solve the moving-phase sectors missing from the database, bottom-up.
+    /// Solve the sectors missing from the database, bottom-up, or one job of the plan.
     Solve(solve::Args),
+    /// The solve as independent jobs, with what each depends on and needs, for a cluster.
+    Plan(plan::Args),
     /// Per sector in the database: states, wins, losses, draws, longest win and loss.
     Stats(stats::Args),
     /// Check every table: checksums, then every value recomputed from its successors.
@@ -116,6 +119,7 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Sectors(args) => sectors::run(&variant, args, &mut out)?,
         Command::Show(args) => show::run(&variant, args, &mut out)?,
         Command::Solve(args) => solve::run(&variant, &cli.global.db, args, &mut out)?,
+        Command::Plan(args) => plan::run(&variant, &cli.global.db, args, &mut out)?,
         Command::Stats(args) => stats::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
         Command::Verify(args) => verify::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
         Command::Query(args) => query::run(&variant, &cli.global.db, args, &mut out)?,

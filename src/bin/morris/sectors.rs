@@ -29,10 +29,10 @@ pub enum Phase {
 }
 
 /// One sector with its counts.
-struct Row {
-    sector: Sector,
-    slots: u64,
-    states: u64,
+pub struct Row {
+    pub sector: Sector,
+    pub slots: u64,
+    pub states: u64,
 }
 
 pub fn run(variant: &Variant, args: &Args, out: &mut impl Write) -> Result<()> {
@@ -51,7 +51,7 @@ pub fn run(variant: &Variant, args: &Args, out: &mut impl Write) -> Result<()> {
 /// Slots and canonical states of every sector. The index layout depends
 /// only on the stones on the board, so each (mover, opponent) pair is
 /// counted once, in parallel, largest first.
-fn count(variant: &Variant, sectors: &[Sector]) -> Vec<Row> {
+pub fn count(variant: &Variant, sectors: &[Sector]) -> Vec<Row> {
     let ix = Indexer::new(variant.board());
     let points = variant.board().points() as u32;
     let mut layouts: Vec<(u8, u8)> = sectors.iter().map(|s| (s.mover, s.opponent)).collect();

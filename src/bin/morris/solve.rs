@@ -6,9 +6,10 @@
 use crate::{describe, sectors::Phase, signals, units};
 use anyhow::{bail, Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use morris::database::{Database, DbError, PairProgress};
+use morris::database::{Database, DbError, JobOutcome, PairProgress};
 use morris::index::Sector;
 use morris::sectors::placement_sectors;
+use morris::solve::plan::Job;
 use morris::solve::{moving_pairs, MovingPair, PairReport, Progress};
 use morris::variant::Variant;
 use std::io::{self, Write};
@@ -36,6 +37,16 @@ pub struct Args {
     /// loses at most about that much of the pair.
     #[arg(long, value_name = "S", env = "MORRIS_CHECKPOINT_SECS", default_value_t = 300)]
     checkpoint_secs: u64,
+
+    /// Solve one job of `morris plan` only: a pair M-O (or M,O) or a
+    /// placement sector M-O-MH-OH. The jobs it depends on must be solved;
+    /// other jobs may run at the same time on the same directory.
+    #[arg(long, value_name = "JOB", conflicts_with_all = ["max_stones", "phase", "pair"])]
+    job: Option<String>,
+
+    /// Solve one moving-phase pair only: `--job` for a pair.
+    #[arg(long, value_name = "M,O", conflicts_with_all = ["max_stones", "phase"])]
+    pair: Option<String>,
 }
 
 /// A solve stopped by a signal at a safe point: what is finished and how
@@ -80,14 +91,30 @@ pub fn threads(arg: Option<u32>) -> usize {
     arg.map(|t| t as usize).unwrap_or_else(default_threads)
 }
 
-pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
-    let threads = threads(args.threads);
-    let max_stones = args.max_stones.unwrap_or(2 * variant.stones() as u32);
+/// `--max-stones`, or every stone of the variant; an error when no pair
+/// has that few stones.
+pub fn check_max_stones(variant: &Variant, arg: Option<u32>) -> Result<u32> {
+    let max_stones = arg.unwrap_or(2 * variant.stones() as u32);
     if moving_pairs(variant, max_stones).is_empty() {
         bail!("--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)");
     }
+    Ok(max_stones)
+}
+
+pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
+    let threads = threads(args.threads);
     let every = Duration::from_secs(args.checkpoint_secs);
     let db = Database::new(dir, variant.clone()).with_checkpoints(Some(every));
+    if let Some(text) = &args.job {
+        return run_job(&db, Job::parse(variant, text)?, threads, out);
+    }
+    if let Some(text) = &args.pair {
+        return match Job::parse(variant, text)? {
+            Job::Placement(sector) => bail!("--pair {text}: {sector} is a placement sector, not a pair; use --job"),
+            pair => run_job(&db, pair, threads, out),
+        };
+    }
+    let max_stones = check_max_stones(variant, args.max_stones)?;
     // The lock first: a second solver, or a directory that cannot be
     // written, stops here before anything else is done.
     for note in db.begin_solve()? {
@@ -97,6 +124,48 @@ pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> 
     run_moving(&db, max_stones, threads, out)?;
     if args.phase == Phase::All {
         run_placement(&db, max_stones, threads, out)?;
+    }
+    Ok(())
+}
+
+/// One job of the plan, as one of many processes that may share the
+/// directory: solved, or found already solved.
+fn run_job(db: &Database, job: Job, threads: usize, out: &mut impl Write) -> Result<()> {
+    let variant = db.variant();
+    let what = match job {
+        Job::Pair(pair) => format!("pair {pair}"),
+        Job::Placement(_) => "placement sector".to_string(),
+    };
+    let sectors: Vec<String> = job.sectors().iter().map(|s| s.to_string()).collect();
+    signals::install().context("installing the SIGINT and SIGTERM handlers")?;
+    let states: u64 = job.sectors().iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
+    let unit = if job.is_placement() { "sector" } else { "pair" };
+    let progress = SolveProgress::new(db, states, unit);
+    // Said only once the job is sure to run: a job already solved, or
+    // missing a dependency, says so in one line.
+    *progress.preamble.lock().unwrap() = Some(format!(
+        "{}: job {job}, {what} (tables {}), {threads} thread{}, database {}\n{}",
+        describe(variant),
+        sectors.join(" "),
+        if threads == 1 { "" } else { "s" },
+        db.dir().display(),
+        Row::header().replacen("pair  ", &format!("{unit:<6}"), 1)
+    ));
+    let result = db.solve_job(job, threads, &progress);
+    progress.clear();
+    // The errors of a job name the job, or the file, already.
+    let outcome = result.map_err(|e| interrupted(e, format!("nothing of job {job}")))?;
+    if let Some(err) = progress.write_error.lock().unwrap().take() {
+        return Err(err.into());
+    }
+    match outcome {
+        JobOutcome::AlreadySolved => {
+            writeln!(out, "{}: job {job} already solved in {} (tables {})", describe(variant), db.dir().display(), sectors.join(" "))?
+        }
+        JobOutcome::Solved(_) => {
+            let on_disk: u64 = job.sectors().iter().filter_map(|&s| file_size(db, s)).sum();
+            writeln!(out, "solved job {job}: tables {} take {} on disk", sectors.join(" "), units::bytes(on_disk))?
+        }
     }
     Ok(())
 }
@@ -333,6 +402,8 @@ struct SolveProgress<'a> {
     /// The first failed write to stdout (a closed pipe, say); the solve
     /// goes on and the error is reported at the end.
     write_error: Mutex<Option<io::Error>>,
+    /// Lines printed before the first pair begins, if it does.
+    preamble: Mutex<Option<String>>,
 }
 
 impl<'a> SolveProgress<'a> {
@@ -357,6 +428,7 @@ impl<'a> SolveProgress<'a> {
             unit,
             rows: Mutex::new(Vec::new()),
             write_error: Mutex::new(None),
+            preamble: Mutex::new(None),
         }
     }
 
@@ -405,6 +477,9 @@ impl PairProgress for SolveProgress<'_> {
     }
 
     fn begin_pair(&self, pair: &str, number: usize, of: usize) {
+        if let Some(lines) = self.preamble.lock().unwrap().take() {
+            self.print(&lines);
+        }
         *self.current.lock().unwrap() = (format!("{} {number}/{of} {pair}", self.unit), Instant::now());
         reset_peak_rss();
     }

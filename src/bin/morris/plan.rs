@@ -1,0 +1,133 @@
+//! `morris plan`: the solve as independent jobs (each moving-phase pair,
+//! each placement sector) in an order that works, with the jobs each one
+//! depends on and what it needs, for a scheduler that runs
+//! `morris solve --job ID` on many machines over a shared directory.
+
+use crate::sectors::{count, Phase};
+use crate::solve::check_max_stones;
+use crate::{describe, json, units};
+use anyhow::Result;
+use morris::database::{Database, JobNeeds};
+use morris::index::Sector;
+use morris::solve::plan::{plan, PlannedJob};
+use morris::variant::Variant;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Print a JSON array of {"job", "wave", "sectors", "depends_on", "states", "memory", "disk", ...} objects.
+    #[arg(long)]
+    json: bool,
+
+    /// Which jobs: the moving phase, or all (placement sectors too), as `solve --phase`.
+    #[arg(long, value_enum, default_value_t = Phase::All)]
+    phase: Phase,
+
+    /// Only the jobs with at most N stones on the board and in hand, both
+    /// sides together, as `solve --max-stones`. Default: all.
+    #[arg(long, value_name = "N")]
+    max_stones: Option<u32>,
+}
+
+/// A job with its figures.
+struct Row {
+    planned: PlannedJob,
+    slots: u64,
+    states: u64,
+    needs: JobNeeds,
+}
+
+pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
+    let max_stones = check_max_stones(variant, args.max_stones)?;
+    let jobs = plan(variant, max_stones, args.phase == Phase::All)?;
+    let rows = figures(variant, dir, jobs);
+    if args.json {
+        write_json(&rows, out)
+    } else {
+        write_table(variant, max_stones, &rows, out)
+    }
+}
+
+/// States and slots of each job's sectors (counted once per index
+/// layout, as `morris sectors` does) and what each job needs.
+fn figures(variant: &Variant, dir: &Path, jobs: Vec<PlannedJob>) -> Vec<Row> {
+    // The estimates do not look at the directory: only at the index.
+    let db = Database::new(dir, variant.clone());
+    let sectors: Vec<Sector> = jobs.iter().flat_map(|j| j.job.sectors()).collect();
+    let counts: HashMap<Sector, (u64, u64)> =
+        count(variant, &sectors).into_iter().map(|r| (r.sector, (r.slots, r.states))).collect();
+    jobs.into_iter()
+        .map(|planned| {
+            let (slots, states) = planned.job.sectors().iter().map(|s| counts[s]).fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
+            let needs = db.job_needs(planned.job);
+            Row { planned, slots, states, needs }
+        })
+        .collect()
+}
+
+fn names<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
+    let quoted: Vec<String> = items.into_iter().map(|i| json::string(&i.to_string())).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
+    writeln!(out, "[")?;
+    for (i, row) in rows.iter().enumerate() {
+        let job = row.planned.job;
+        let phase = if job.is_placement() { "placement" } else { "moving" };
+        let comma = if i + 1 < rows.len() { "," } else { "" };
+        writeln!(
+            out,
+            "  {{\"job\": {}, \"phase\": \"{phase}\", \"wave\": {}, \"sectors\": {}, \"depends_on\": {}, \"reads\": {}, \
+             \"states\": {}, \"slots\": {}, \"memory\": {}, \"disk\": {}}}{comma}",
+            json::string(&job.to_string()),
+            row.planned.wave,
+            names(job.sectors()),
+            names(&row.planned.depends_on),
+            names(job.reads()),
+            row.states,
+            row.slots,
+            row.needs.memory,
+            row.needs.disk,
+        )?;
+    }
+    writeln!(out, "]")?;
+    Ok(())
+}
+
+fn write_table(variant: &Variant, max_stones: u32, rows: &[Row], out: &mut impl Write) -> Result<()> {
+    let waves = rows.iter().map(|r| r.planned.wave + 1).max().unwrap_or(0);
+    writeln!(
+        out,
+        "{}: {} jobs up to {max_stones} stones in {waves} waves; run each with `morris solve --job JOB` once those it depends on are done",
+        describe(variant),
+        rows.len()
+    )?;
+    let header = format!("{:<12} {:>4} {:>13} {:>10} {:>10}  depends on", "job", "wave", "states", "memory", "disk");
+    writeln!(out, "{header}")?;
+    for row in rows {
+        let deps: Vec<String> = row.planned.depends_on.iter().map(|d| d.to_string()).collect();
+        writeln!(
+            out,
+            "{:<12} {:>4} {:>13} {:>10} {:>10}  {}",
+            row.planned.job.to_string(),
+            row.planned.wave,
+            row.states,
+            units::bytes(row.needs.memory),
+            units::bytes(row.needs.disk),
+            if deps.is_empty() { "-".to_string() } else { deps.join(" ") }
+        )?;
+    }
+    writeln!(out, "{}", "-".repeat(header.len()))?;
+    let states: u64 = rows.iter().map(|r| r.states).sum();
+    let most = rows.iter().max_by_key(|r| r.needs.memory);
+    writeln!(
+        out,
+        "{} jobs, {states} states; the most memory a job needs: {}",
+        rows.len(),
+        most.map_or("-".to_string(), |r| format!("{} ({})", units::bytes(r.needs.memory), r.planned.job))
+    )?;
+    Ok(())
+}
