@@ -173,15 +173,18 @@ fn a_job_whose_dependency_is_missing_fails_naming_it_and_does_nothing() {
     assert!(err.contains("solve job 3-3 first (`morris solve --variant six --job 3-3 --db "), "{err}");
     assert!(tables(db.path()).is_empty());
     ok(db.path(), &["solve", "--variant", "six", "--job", "3-3"]);
-    // 5-3 reads 3-4, which 4-3 writes.
+    // Pair {5,3}: a capture from 3-5 leads to 4-3, which job 4-3 writes.
     let err = fails(db.path(), &["solve", "--variant", "six", "--job", "5-3"]);
-    assert!(err.contains("job 5-3 of six needs sector 3-4,") && err.contains("--job 4-3 "), "{err}");
+    assert!(err.contains("job 5-3 of six needs sector 4-3,") && err.contains("--job 4-3 "), "{err}");
     // A placement sector reads the sectors its placements lead to.
     let err = fails(db.path(), &["solve", "--variant", "six", "--job", "3-3-1-0"]);
     assert!(err.contains("job 3-3-1-0 of six needs sector 3-4,"), "{err}");
     assert_eq!(tables(db.path()).keys().collect::<Vec<_>>(), ["six-3-3.mtb"]);
-    // Other rules name their --fly-at in the command.
-    let err = fails(db.path(), &["solve", "--variant", "six", "--fly-at", "3", "--job", "4-3"]);
+    // Other rules name their --fly-at in the command (in a directory of
+    // their own: six-3-3 above is of the usual rules, and a table of other
+    // rules is refused before any dependency is looked at).
+    let other = scratch();
+    let err = fails(other.path(), &["solve", "--variant", "six", "--fly-at", "3", "--job", "4-3"]);
     assert!(err.contains("--variant six --fly-at 3 --job 3-3"), "{err}");
 }
 

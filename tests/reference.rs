@@ -3,7 +3,7 @@
 
 use morris::reference::{solve_moving, solve_moving_phase, ReferenceSolution};
 use morris::rules::{for_each_move, play};
-use morris::{Flying, Indexer, Position, Sector, State, Value, Variant};
+use morris::{Indexer, Position, Sector, State, Value, Variant};
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
