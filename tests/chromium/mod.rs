@@ -266,6 +266,9 @@ impl Browser {
             (Some(x), Some(y)) => (x, y),
             _ => panic!("nothing to click: no element matches {selector}"),
         };
+        // The pointer gets there first, as a hand would bring it: hover
+        // effects of leaving the last place happen before the press.
+        self.call("Input.dispatchMouseEvent", json!({"type": "mouseMoved", "x": x, "y": y}));
         for kind in ["mousePressed", "mouseReleased"] {
             self.call(
                 "Input.dispatchMouseEvent",

@@ -380,6 +380,8 @@ function marks() {
   return by;
 }
 
+let boardAt = {}; // each point's centre on the board drawn last
+
 function drawBoard() {
   const svg = $('board');
   const b = state.variant.board;
@@ -416,7 +418,8 @@ function drawBoard() {
     el('title', {}, target).textContent = hidden ? p.name : `${p.name}: ${m.move}, ${inWords(m.value, m.plies, 'the mover')}`;
     target.addEventListener('click', () => clickPoint(p.name));
   });
-  drawHovered(svg, at);
+  boardAt = at;
+  drawHovered(el('g', { id: 'hover-layer' }, svg), at);
 }
 
 // The points the move that led to the position shown went from and to
@@ -515,9 +518,14 @@ function drawMoves() {
   });
 }
 
+// Only the hover layer is redrawn: rebuilding the board under the pointer
+// would lose a click whose press and release straddle the rebuild.
 function hover(move) {
   state.hovered = move;
-  drawBoard();
+  const layer = $('hover-layer');
+  if (!layer) return;
+  layer.textContent = '';
+  drawHovered(layer, boardAt);
 }
 
 function drawLine() {
