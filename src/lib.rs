@@ -48,6 +48,7 @@ pub use position::{Color, Move, Position, State};
 pub use value::{Cell, Value};
 pub use variant::{Bits, Board, Flying, Point, Variant};
 pub mod database;
+pub mod game;
 pub mod query;
 pub mod solve;
 pub mod table;

@@ -6,6 +6,7 @@
 //! most 7 stones on the board (sectors 3-3, 3-4, 4-3).
 
 use morris::database::{Database, Quiet};
+use morris::game::{Game, Repetition};
 use morris::index::Sector;
 use morris::position::{Color, Move, Position, State};
 use morris::query::{after, play_moves, Exactness, Query, QueryError, DRAW_LINE_PLIES};
@@ -573,22 +574,27 @@ fn query_of_a_missing_sector_is_one_line_naming_sector_and_command() {
 /// The human's moves of a game from `start` in which the human plays
 /// `human` perfectly (fastest win, slowest loss) against the perfect
 /// player, found with the library; the game's moves come second.
-fn scripted_game(start: Position, human: Color) -> (Vec<String>, Vec<Move>) {
+/// The game `play` must show: the human plays the tables' best move, the
+/// perfect player `Game::choose_move` under the default repetition rule
+/// (a repeated board draws). Also whether it ended by repetition.
+fn scripted_game(start: Position, human: Color) -> (Vec<String>, Vec<Move>, bool) {
     let v = nine();
     let q = Query::new(db());
-    let (mut at, mut said, mut all) = (start, Vec::new(), Vec::new());
-    while status(&v, &at.state()) == Status::Playing {
+    let mut game = Game::new(start, Repetition::Board);
+    let (mut said, mut all) = (Vec::new(), Vec::new());
+    while status(&v, &game.position().state()) == Status::Playing && game.repeated().is_none() {
+        let at = *game.position();
         let mv = if at.to_move == human {
             let mv = q.best_move(&at).unwrap().unwrap().mv;
             said.push(mv.notation(&v));
             mv
         } else {
-            q.choose_move(&at).unwrap().unwrap().mv
+            game.choose_move(&q).unwrap().unwrap().mv
         };
         all.push(mv);
-        at = after(&at, mv);
+        game.push(after(&at, mv));
     }
-    (said, all)
+    (said, all, game.repeated().is_some())
 }
 
 #[test]
@@ -596,7 +602,7 @@ fn play_a_whole_game_from_piped_moves() {
     let v = nine();
     let start = long_win();
     for human in [Color::White, Color::Black] {
-        let (said, all) = scripted_game(start, human);
+        let (said, all, repeated) = scripted_game(start, human);
         let input = said.join("\n") + "\n";
         let side = human.name().to_lowercase();
         let out = morris(
@@ -617,10 +623,14 @@ fn play_a_whole_game_from_piped_moves() {
             );
         }
         assert_eq!(text.matches(" plays ").count(), all.len());
+        let end = text.trim_end();
         assert!(
-            text.trim_end()
-                .ends_with("Game over: White wins, Black is left with 2 stones.")
-                || text.contains("Game over: White wins, Black cannot move."),
+            if repeated {
+                end.contains("Game over: a draw by repetition, the board repeats at ply ")
+            } else {
+                end.ends_with("Game over: White wins, Black is left with 2 stones.")
+                    || end.contains("Game over: White wins, Black cannot move.")
+            },
             "{text}"
         );
         assert_eq!(

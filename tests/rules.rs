@@ -137,7 +137,7 @@ fn perft_parallel(v: &Variant, depth: u32) -> u64 {
 }
 
 /// The rows of data/perft/perft.csv: variant, plies, sequences. The
-/// numbers come from data/perft/perft.py, a separate implementation of
+/// numbers come from tools/perft.py, a separate implementation of
 /// the rules (in Python, from the rules texts).
 fn perft_table() -> Vec<(String, u32, u64)> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/perft/perft.csv");

@@ -7,16 +7,13 @@ use crate::describe;
 use crate::query::{ending, parse_position};
 use anyhow::Result;
 use morris::database::Database;
+use morris::game::{Game, Repetition};
 use morris::position::{Color, Position};
 use morris::query::{after, describe_value, parse_move, Query};
 use morris::rules::{legal_moves, status, Status};
 use morris::variant::Variant;
-use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
-
-/// How often a position may occur before the game is a draw by repetition.
-const REPETITIONS: u32 = 3;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,6 +24,12 @@ pub struct Args {
     /// The position to start from: `start` or `BOARD SIDE WH BH`.
     #[arg(long, value_name = "POSITION", default_value = "start")]
     from: String,
+
+    /// When a repetition draws the game: `board` (the rules text: the
+    /// board repeats an earlier arrangement) or `threefold` (the same
+    /// position a third time).
+    #[arg(long, value_name = "RULE", default_value = "board")]
+    repetition: Repetition,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -49,12 +52,12 @@ pub fn run(
         Side::White => Color::White,
         Side::Black => Color::Black,
     };
-    let mut position = parse_position(variant, &args.from)?;
+    let mut game = Game::new(parse_position(variant, &args.from)?, args.repetition);
     let db = Database::new(db_dir, variant.clone());
     let query = Query::new(&db);
     // Ask once before the game starts, so a missing table is reported
     // before the human has typed anything.
-    query.value(&position)?;
+    query.value(game.position())?;
     writeln!(
         out,
         "morris play: {} against the perfect player (database {})",
@@ -66,8 +69,9 @@ pub fn run(
         "You play {human}. Moves: d6 (place), d6-d5 (slide or fly), d6-d5xg7 (and remove g7); \
          'moves' lists the legal moves, 'quit' ends the game."
     )?;
-    let mut seen: HashMap<Position, u32> = HashMap::new();
+    writeln!(out, "Repetition: {}.", rule_in_words(args.repetition))?;
     loop {
+        let position = *game.position();
         writeln!(out)?;
         write!(out, "{}", position.diagram(variant))?;
         writeln!(out, "position  {}", position.notation(variant))?;
@@ -83,13 +87,12 @@ pub fn run(
                 return Ok(());
             }
         }
-        let count = seen.entry(position).or_default();
-        *count += 1;
-        if *count == REPETITIONS {
-            writeln!(
-                out,
-                "Game over: a draw, the position has occurred {REPETITIONS} times."
-            )?;
+        if let Some(ply) = game.repeated() {
+            let what = match game.rule() {
+                Repetition::Board => "the board repeats",
+                Repetition::Threefold => "the position has occurred 3 times, first",
+            };
+            writeln!(out, "Game over: a draw by repetition, {what} at ply {ply}.")?;
             return Ok(());
         }
         let (value, _) = query.value(&position)?;
@@ -106,13 +109,13 @@ pub fn run(
                 return Ok(());
             };
             writeln!(out, "{mover} plays {}", mv.notation(variant))?;
-            position = after(&position, mv);
+            game.push(after(&position, mv));
         } else {
-            let choice = query
-                .choose_move(&position)?
+            let choice = game
+                .choose_move(&query)?
                 .expect("a game that goes on has a legal move");
             writeln!(out, "{mover} plays {}", choice.mv.notation(variant))?;
-            position = after(&position, choice.mv);
+            game.push(after(&position, choice.mv));
         }
     }
 }
@@ -151,5 +154,12 @@ fn ask_move(
                 Err(e) => writeln!(out, "{e}. Try again ('moves' lists the legal moves).")?,
             },
         }
+    }
+}
+
+fn rule_in_words(rule: Repetition) -> &'static str {
+    match rule {
+        Repetition::Board => "a board that repeats an earlier one draws the game (--repetition threefold: the same position 3 times)",
+        Repetition::Threefold => "the same position 3 times draws the game",
     }
 }

@@ -1,23 +1,33 @@
 // The page of `morris serve`. It knows no rules: the server says which
 // moves are legal, what each leads to (value and resulting position) and
 // how perfect play goes on; the page draws that and sends clicks back.
-// Move and position notation are only read to place stones and marks.
+// Notation is only read to place stones and marks, and compared as text
+// to find a repeated board.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
 const UNIT = 60; // board units per grid step
+const REPLY_DELAY_MS = 300; // the perfect player waits this long, so a human sees its move come
 
 const state = {
   variants: [],    // /api/variants
   variant: null,   // the one shown
-  history: [],     // [{position, move}]: move is what led there (null at the root)
+  // [{position, move, value, plies, toMove}]: move is what led there (null
+  // at the root); value and plies are the server's for the side to move,
+  // once it answered.
+  history: [],
   at: 0,           // index in history of the position shown
   analysis: null,  // /api/query of history[at], or null when it failed
   selected: null,  // a stone picked to move
   pending: null,   // moves that differ only in the stone they remove
   hovered: null,   // the move hovered in a list
   busy: 0,         // the number of the latest request: older answers are dropped
+  mode: 'both',    // who the human plays: 'both', 'White' or 'Black'
+  hideEval: false,
+  rule: 'board',   // repetition: 'board' or 'threefold'
+  edit: null,      // the position editor's stones, or null
+  stats: null,     // /api/stats of the variant, once the database view opened
 };
 
 // ---- reading notation -------------------------------------------------
@@ -36,6 +46,24 @@ function parsePosition(text) {
     if (cells[i] === 'B') stones[p.name] = 'black';
   });
   return { stones, toMove: side === 'b' ? 'Black' : 'White', hands: { White: whiteHand, Black: blackHand } };
+}
+
+// The board field of a position's notation: what the board repetition
+// rule compares.
+const boardOf = (position) => position.trim().split(/\s+/)[0];
+
+// Writes a position in notation, its board grouped as in the variant's
+// start position (rings of eight, for instance).
+function notationOf(stones, side, whiteHand, blackHand) {
+  const groups = boardOf(state.variant.start).split('/').map((g) => g.length);
+  const cells = state.variant.board.points.map((p) => ({ white: 'W', black: 'B' })[stones[p.name]] || '.');
+  const parts = [];
+  let i = 0;
+  for (const n of groups) {
+    parts.push(cells.slice(i, i + n).join(''));
+    i += n;
+  }
+  return `${parts.join('/')} ${side} ${whiteHand} ${blackHand}`;
 }
 
 // ---- words and marks --------------------------------------------------
@@ -59,18 +87,37 @@ function badge(m) {
   return span;
 }
 
+// Win 1, draw 0, loss -1: enough to see a result thrown away.
+const RESULT = { win: 1, draw: 0, loss: -1 };
+
 // ---- requests ---------------------------------------------------------
+
+// The number of requests under way is kept on <body data-inflight>, so
+// that the browser tests can wait for the page to settle.
+let inflight = 0;
+function countInflight(delta) {
+  inflight += delta;
+  document.body.dataset.inflight = String(inflight);
+}
 
 async function getJson(path, params) {
   const url = `${path}?${new URLSearchParams(params)}`;
-  const response = await fetch(url);
-  let body;
+  countInflight(+1);
   try {
-    body = await response.json();
+    const response = await fetch(url);
+    let body;
+    try {
+      body = await response.json();
+    } catch (e) {
+      body = { error: `the server answered ${response.status} without JSON` };
+    }
+    return { status: response.status, body };
   } catch (e) {
-    body = { error: `the server answered ${response.status} without JSON` };
+    return { status: 0, body: { error: `no answer from the server: ${e}` } };
+  } finally {
+    // A macrotask: it runs after the caller's continuation has rendered.
+    setTimeout(() => countInflight(-1), 0);
   }
-  return { status: response.status, body };
 }
 
 // Asks the server about `position` (after `moves`, if given). On an
@@ -80,16 +127,13 @@ async function ask(position, moves, record) {
   const ticket = ++state.busy;
   const params = { variant: state.variant.name, position };
   if (moves) params.moves = moves;
-  let reply;
-  try {
-    reply = await getJson('/api/query', params);
-  } catch (e) {
-    reply = { status: 0, body: { error: `no answer from the server: ${e}` } };
-  }
+  const reply = await getJson('/api/query', params);
   if (ticket !== state.busy) return reply;
   if (reply.status === 200) {
     record(reply.body.position);
     state.analysis = reply.body;
+    const h = state.history[state.at];
+    [h.value, h.plies, h.toMove] = [reply.body.value, reply.body.plies, reply.body.to_move];
     showNotice(null);
   } else if (reply.status === 404 && !moves) {
     // A legal position whose tables are missing: keep it on the board.
@@ -103,8 +147,10 @@ async function ask(position, moves, record) {
   state.selected = null;
   state.pending = null;
   state.hovered = null;
+  $('hint').textContent = '';
   writeUrl();
   render();
+  perfectPlayerTurn();
   return reply;
 }
 
@@ -124,7 +170,7 @@ function showNotice(error, missing) {
   }
 }
 
-// ---- history ----------------------------------------------------------
+// ---- history and repetition -------------------------------------------
 
 function current() {
   return state.history[state.at].position;
@@ -155,6 +201,83 @@ function play(m) {
   ask(m.position, null, pushing(m.move));
 }
 
+// The ply of the earlier position that `next` repeats under the rule (a
+// game continued from `earlier`), or -1. Board rule: the same stones on
+// the board; threefold: the same position for the third time.
+function repeats(earlier, next) {
+  if (state.rule === 'board') return earlier.findIndex((p) => boardOf(p) === boardOf(next));
+  const same = earlier.map((p, i) => (p === next ? i : -1)).filter((i) => i >= 0);
+  return same.length >= 2 ? same[0] : -1;
+}
+
+const positionsUpTo = (at) => state.history.slice(0, at + 1).map((h) => h.position);
+
+// The ply the position shown repeats, or -1 when the game goes on.
+function repeatedAt() {
+  return repeats(positionsUpTo(state.at - 1), current());
+}
+
+// Whether playing `m` from the position shown ends the game by repetition.
+const wouldRepeat = (m) => repeats(positionsUpTo(state.at), m.position) >= 0;
+
+// ---- the perfect player -----------------------------------------------
+
+const computerSide = () => ({ White: 'Black', Black: 'White' })[state.mode] || null;
+
+function gameOver() {
+  const a = state.analysis;
+  return !a || a.moves.length === 0 || repeatedAt() >= 0;
+}
+
+// When it is the perfect player's turn, it moves after a short pause.
+function perfectPlayerTurn() {
+  const side = computerSide();
+  if (!side || state.edit || gameOver()) return;
+  if (parsePosition(current()).toMove !== side) return;
+  const ticket = state.busy;
+  setTimeout(async () => {
+    if (ticket !== state.busy) return; // the human did something meanwhile
+    const m = await chooseMove();
+    if (ticket === state.busy && m) play(m);
+  }, REPLY_DELAY_MS);
+}
+
+// The perfect player's move under the repetition rule, as `morris play`
+// chooses it: a repetition draw when it cannot otherwise win; else the
+// best move, among equals one after which the opponent cannot repeat,
+// and among draws the one that leaves the opponent most losing replies.
+async function chooseMove() {
+  const moves = state.analysis.moves;
+  const repeating = moves.filter(wouldRepeat);
+  const others = moves.filter((m) => !wouldRepeat(m));
+  if (repeating.length && !(others.length && others[0].value === 'win')) return repeating[0];
+  if (!others.length) return null;
+  const equal = others.filter((m) => m.value === others[0].value && m.plies === others[0].plies);
+  if (equal.length === 1 || !state.analysis.exact) return equal[0];
+  let best = null;
+  for (const m of equal) {
+    const reply = await getJson('/api/query', { variant: state.variant.name, position: m.position });
+    if (reply.status !== 200) return equal[0];
+    const after = [...positionsUpTo(state.at), m.position];
+    const replies = reply.body.moves;
+    const key = [
+      replies.some((r) => repeats(after, r.position) >= 0) ? 0 : 1,
+      replies.filter((r) => r.value === 'loss').length,
+      -replies.filter((r) => r.value === 'draw').length,
+    ];
+    if (!best || later(key, best.key)) best = { m, key };
+  }
+  return best.m;
+}
+
+// Whether the key `a` comes after `b`, element by element.
+function later(a, b) {
+  const i = a.findIndex((x, j) => x !== b[j]);
+  return i >= 0 && a[i] > b[i];
+}
+
+// ---- start ------------------------------------------------------------
+
 async function startVariant(name, position) {
   state.variant = state.variants.find((v) => v.name === name) || state.variants[0];
   $('variant').value = state.variant.name;
@@ -165,6 +288,9 @@ async function startVariant(name, position) {
   state.history = [{ position: position || v.start, move: null }];
   state.at = 0;
   state.analysis = null;
+  state.edit = null;
+  state.stats = null;
+  if ($('database').open) showDatabase();
   const reply = await ask(current(), null, stay());
   if (reply.status !== 200 && reply.status !== 404 && position) {
     // A link with a position the server refuses: start from the start,
@@ -190,12 +316,14 @@ function el(name, attrs, parent) {
 }
 
 function render() {
+  document.body.classList.toggle('hide-eval', state.hideEval);
   drawBanner();
   drawBoard();
   drawMoves();
   drawLine();
   drawHistory();
-  $('position').value = current();
+  drawChart();
+  $('position').value = state.edit ? editedNotation() : current();
 }
 
 function drawBanner() {
@@ -203,15 +331,30 @@ function drawBanner() {
   const a = state.analysis;
   const who = parsePosition(current()).toMove;
   banner.className = '';
+  if (state.edit) {
+    banner.textContent = 'Editing the position';
+    return;
+  }
+  const repeated = repeatedAt();
+  if (repeated >= 0) {
+    banner.classList.add('draw');
+    const what = state.rule === 'board' ? `the board of ply ${repeated} is back` : `the position of ply ${repeated} has come three times`;
+    banner.textContent = `Game over: a draw by repetition (${what})`;
+    return;
+  }
   if (!a) {
     banner.textContent = `${who} to move`;
     return;
   }
-  banner.classList.add(a.value);
   if (a.moves.length === 0) {
     banner.textContent = a.value === 'draw' ? 'Game over: a draw' : `Game over: ${who} has lost`;
     return;
   }
+  if (state.hideEval) {
+    banner.textContent = `${who} to move`;
+    return;
+  }
+  banner.classList.add(a.value);
   let text = `${who} to move: ${inWords(a.value, a.plies, who)}`;
   if (!a.exact) text += ' (by search; distances need placement tables)';
   banner.textContent = text;
@@ -221,7 +364,7 @@ function drawBanner() {
 // would make (the server sends moves best first).
 function marks() {
   const a = state.analysis;
-  if (!a) return new Map();
+  if (!a || state.edit || repeatedAt() >= 0) return new Map();
   const moves = a.moves.map((m) => ({ ...m, ...parseMove(m.move) }));
   const by = new Map();
   const add = (point, m) => {
@@ -236,6 +379,8 @@ function marks() {
   }
   return by;
 }
+
+let boardAt = {}; // each point's centre on the board drawn last
 
 function drawBoard() {
   const svg = $('board');
@@ -256,26 +401,44 @@ function drawBoard() {
     el('text', { class: 'label', x: (i + 1) * UNIT, y: (b.grid + 0.6) * UNIT }, svg).textContent = letter;
     el('text', { class: 'label', x: 0.4 * UNIT, y: (b.grid - i) * UNIT }, svg).textContent = String(i + 1);
   }
-  const position = parsePosition(current());
+  const stones = state.edit ? state.edit.stones : parsePosition(current()).stones;
   const shown = marks();
+  const last = state.edit ? [] : lastMovePoints();
   b.points.forEach((p) => {
     const { x, y } = at[p.name];
-    const stone = position.stones[p.name];
-    if (stone) el('circle', { class: `stone ${stone}`, cx: x, cy: y, r: 20 }, svg);
+    const stone = stones[p.name];
+    if (stone) el('circle', { class: `stone ${stone}`, cx: x, cy: y, r: 20, 'data-point': p.name }, svg);
     else el('circle', { class: 'point', cx: x, cy: y, r: 7 }, svg);
+    if (last.includes(p.name)) el('circle', { class: 'last', cx: x, cy: y, r: 9, 'data-point': p.name }, svg);
     if (state.selected === p.name) el('circle', { class: 'selected', cx: x, cy: y, r: 25 }, svg);
     const m = shown.get(p.name);
-    if (m) drawMark(svg, x, y, m, Boolean(stone));
-    const target = el('circle', { class: 'target', cx: x, cy: y, r: 27, fill: 'transparent' }, svg);
-    el('title', {}, target).textContent = m ? `${p.name}: ${m.move}, ${inWords(m.value, m.plies, 'the mover')}` : p.name;
+    if (m) drawMark(svg, x, y, m, Boolean(stone), p.name);
+    const target = el('circle', { class: 'target', cx: x, cy: y, r: 27, fill: 'transparent', 'data-point': p.name }, svg);
+    const hidden = state.hideEval || !m;
+    el('title', {}, target).textContent = hidden ? p.name : `${p.name}: ${m.move}, ${inWords(m.value, m.plies, 'the mover')}`;
     target.addEventListener('click', () => clickPoint(p.name));
   });
-  drawHovered(svg, at);
+  boardAt = at;
+  drawHovered(el('g', { id: 'hover-layer' }, svg), at);
 }
 
-function drawMark(svg, x, y, m, onStone) {
-  const colour = `var(--${m.value})`;
-  el('circle', { class: 'mark', cx: x, cy: y, r: onStone ? 24 : 14, stroke: colour }, svg);
+// The points the move that led to the position shown went from and to
+// (a line played as one step shows its last move).
+function lastMovePoints() {
+  const move = state.history[state.at].move;
+  if (!move || move === 'set') return [];
+  const m = parseMove(move.split(' ').pop());
+  return [m.from, m.to].filter(Boolean);
+}
+
+// A move's mark: a ring in its value's colour with W/D/L and the
+// distance; with the evaluation hidden, a plain ring that only says the
+// move is legal.
+function drawMark(svg, x, y, m, onStone, point) {
+  const value = state.hideEval ? 'neutral' : m.value;
+  const colour = `var(--${value})`;
+  el('circle', { class: `mark ${value}`, cx: x, cy: y, r: onStone ? 24 : 14, stroke: colour, 'data-point': point, 'data-move': m.move }, svg);
+  if (state.hideEval) return;
   const text = badgeText(m);
   const width = 10 + 8 * text.length;
   const [bx, by] = onStone ? [x + 22, y - 22] : [x, y];
@@ -302,9 +465,16 @@ function drawHovered(svg, at) {
   }
 }
 
+// Whether a click on the board may play a move for the side to move.
+function humanToMove() {
+  const side = computerSide();
+  return !side || parsePosition(current()).toMove !== side;
+}
+
 function clickPoint(name) {
+  if (state.edit) return editPoint(name);
   const a = state.analysis;
-  if (!a) return;
+  if (!a || !humanToMove() || repeatedAt() >= 0) return;
   const moves = a.moves.map((m) => ({ ...m, ...parseMove(m.move) }));
   if (state.pending) {
     const m = state.pending.find((c) => c.remove === name);
@@ -330,31 +500,38 @@ function drawMoves() {
   const list = $('moves');
   list.textContent = '';
   const a = state.analysis;
-  if (!a) return;
+  if (!a || state.edit) return;
   a.moves.forEach((m) => {
     const li = document.createElement('li');
+    li.dataset.move = m.move;
     const name = document.createElement('span');
     name.textContent = m.move;
     const words = document.createElement('span');
     words.className = 'muted';
     words.textContent = inWords(m.value, m.plies, 'mover').replace(/^mover /, '');
+    if (wouldRepeat(m)) words.textContent += '; repeats: a draw by repetition';
     li.append(badge(m), name, words);
     li.addEventListener('mouseenter', () => hover(m.move));
     li.addEventListener('mouseleave', () => hover(null));
-    li.addEventListener('click', () => play(m));
+    li.addEventListener('click', () => humanToMove() && repeatedAt() < 0 && play(m));
     list.append(li);
   });
 }
 
+// Only the hover layer is redrawn: rebuilding the board under the pointer
+// would lose a click whose press and release straddle the rebuild.
 function hover(move) {
   state.hovered = move;
-  drawBoard();
+  const layer = $('hover-layer');
+  if (!layer) return;
+  layer.textContent = '';
+  drawHovered(layer, boardAt);
 }
 
 function drawLine() {
   const list = $('line');
   list.textContent = '';
-  const a = state.analysis;
+  const a = state.edit ? null : state.analysis;
   $('line-note').textContent = !a
     ? ''
     : a.line.length === 0
@@ -392,9 +569,186 @@ function drawHistory() {
   $('hands').textContent = `${hand('White')}, ${hand('Black')}`;
 }
 
-// ---- start ------------------------------------------------------------
+// ---- the value chart --------------------------------------------------
 
-async function main() {
+// White's result at each ply of the history, or null where unknown.
+function whiteResults() {
+  return state.history.map((h) => {
+    if (!h.value) return null;
+    const r = RESULT[h.value];
+    return h.toMove === 'white' ? r : -r;
+  });
+}
+
+// The plies whose move threw a result away: the mover's result after the
+// move is worse than before it (win to draw or loss, draw to loss).
+function blunders(results) {
+  const found = [];
+  for (let i = 1; i < results.length; i++) {
+    if (results[i] === null || results[i - 1] === null) continue;
+    const mover = state.history[i - 1].toMove === 'white' ? 1 : -1;
+    if (results[i] * mover < results[i - 1] * mover) found.push(i);
+  }
+  return found;
+}
+
+function drawChart() {
+  const svg = $('chart');
+  svg.textContent = '';
+  const results = whiteResults();
+  const n = Math.max(results.length - 1, 1);
+  const [w, h, pad] = [600, 120, 24];
+  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  const x = (i) => pad + ((w - 2 * pad) * i) / n;
+  const y = (r) => h / 2 - r * (h / 2 - pad);
+  [[1, 'White wins'], [0, 'draw'], [-1, 'Black wins']].forEach(([r, label]) => {
+    el('line', { class: 'chart-grid', x1: pad, y1: y(r), x2: w - pad, y2: y(r) }, svg);
+    el('text', { class: 'chart-label', x: pad + 2, y: y(r) - 3 }, svg).textContent = label;
+  });
+  const known = results.map((r, i) => [i, r]).filter(([, r]) => r !== null);
+  if (known.length > 1) {
+    el('polyline', { class: 'chart-line', points: known.map(([i, r]) => `${x(i)},${y(r)}`).join(' ') }, svg);
+  }
+  known.forEach(([i, r]) => {
+    const dot = el('circle', { class: `chart-dot${i === state.at ? ' current' : ''}`, cx: x(i), cy: y(r), r: 5, 'data-ply': i }, svg);
+    el('title', {}, dot).textContent = `ply ${i}${state.history[i].move ? `, after ${state.history[i].move}` : ''}`;
+    dot.addEventListener('click', () => goTo(i));
+  });
+  const thrown = blunders(results);
+  thrown.forEach((i) => {
+    const g = el('g', { class: 'blunder', 'data-ply': i }, svg);
+    const [cx, cy, s] = [x(i), y(results[i]), 8];
+    el('line', { x1: cx - s, y1: cy - s, x2: cx + s, y2: cy + s }, g);
+    el('line', { x1: cx - s, y1: cy + s, x2: cx + s, y2: cy - s }, g);
+  });
+  const word = { 1: 'a win', 0: 'a draw', '-1': 'a loss' };
+  const lost = thrown.map((i) => {
+    const mover = state.history[i - 1].toMove === 'white' ? 1 : -1;
+    return `ply ${i} ${state.history[i].move} (${word[results[i - 1] * mover]} to ${word[results[i] * mover]})`;
+  });
+  $('blunders').textContent = lost.length ? `Results thrown away: ${lost.join(', ')}.` : 'No move so far threw a result away.';
+}
+
+// ---- the position editor ----------------------------------------------
+
+function startEditing() {
+  const p = parsePosition(current());
+  state.edit = { stones: { ...p.stones } };
+  $('edit-side').value = p.toMove === 'Black' ? 'b' : 'w';
+  $('edit-white-hand').value = p.hands.White;
+  $('edit-black-hand').value = p.hands.Black;
+  $('editor').hidden = false;
+  render();
+}
+
+function editedNotation() {
+  return notationOf(state.edit.stones, $('edit-side').value, $('edit-white-hand').value || 0, $('edit-black-hand').value || 0);
+}
+
+function editPoint(name) {
+  const next = { undefined: 'white', white: 'black', black: undefined };
+  const stone = next[state.edit.stones[name]];
+  if (stone) state.edit.stones[name] = stone;
+  else delete state.edit.stones[name];
+  render();
+}
+
+function stopEditing() {
+  state.edit = null;
+  $('editor').hidden = true;
+  render();
+}
+
+// The server checks the edited position; a refused one stays in the editor.
+async function finishEditing() {
+  const text = editedNotation();
+  const edit = state.edit;
+  state.edit = null;
+  const reply = await ask(text, null, pushing('set'));
+  if (reply.status === 200 || reply.status === 404) {
+    $('editor').hidden = true;
+  } else {
+    state.edit = edit;
+    render();
+  }
+}
+
+// ---- the database view ------------------------------------------------
+
+async function showDatabase() {
+  const name = state.variant.name;
+  const reply = await getJson('/api/stats', { variant: name });
+  if (name !== state.variant.name) return;
+  const body = $('db-sectors').querySelector('tbody');
+  body.textContent = '';
+  $('db-histogram').textContent = '';
+  if (reply.status !== 200) {
+    $('db-note').textContent = reply.body.error;
+    return;
+  }
+  const rows = reply.body.filter((r) => !r.missing);
+  state.stats = rows;
+  const states = rows.reduce((s, r) => s + r.states, 0);
+  $('db-note').textContent = `${rows.length} sectors, ${states.toLocaleString('en')} positions (up to symmetry).`;
+  rows.forEach((r) => body.append(sectorRow(r)));
+  drawHistogram(rows);
+}
+
+function sectorRow(r) {
+  const tr = document.createElement('tr');
+  tr.dataset.sector = r.sector;
+  const cell = (text) => {
+    const td = document.createElement('td');
+    td.textContent = text;
+    return td;
+  };
+  const bar = document.createElement('div');
+  bar.className = 'bar';
+  for (const kind of ['wins', 'draws', 'losses']) {
+    const part = document.createElement('span');
+    part.className = `part ${({ wins: 'win', draws: 'draw', losses: 'loss' })[kind]}`;
+    part.style.width = `${(100 * r[kind]) / Math.max(r.states, 1)}%`;
+    part.title = `${r[kind].toLocaleString('en')} ${kind}`;
+    bar.append(part);
+  }
+  const share = document.createElement('td');
+  share.append(bar);
+  tr.append(cell(r.sector), cell(r.states.toLocaleString('en')), share, cell(r.max_win), cell(r.max_loss));
+  return tr;
+}
+
+// Sectors counted by their longest win, one bar per distance.
+function drawHistogram(rows) {
+  const svg = $('db-histogram');
+  const counts = new Map();
+  rows.forEach((r) => counts.set(r.max_win, (counts.get(r.max_win) || 0) + 1));
+  const longest = Math.max(0, ...counts.keys());
+  const most = Math.max(1, ...counts.values());
+  const [w, h, pad] = [600, 140, 22];
+  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  const step = (w - 2 * pad) / (longest + 1);
+  for (const [d, c] of counts) {
+    const height = ((h - 2 * pad) * c) / most;
+    const bar = el('rect', { class: 'hist-bar', x: pad + d * step, y: h - pad - height, width: Math.max(step - 1, 1), height, 'data-plies': d }, svg);
+    el('title', {}, bar).textContent = `${c} sector${c === 1 ? '' : 's'} with the longest win in ${plies(d)}`;
+  }
+  el('line', { class: 'chart-grid', x1: pad, y1: h - pad, x2: w - pad, y2: h - pad }, svg);
+  el('text', { class: 'chart-label', x: pad, y: h - 6 }, svg).textContent = '0';
+  el('text', { class: 'chart-label', x: w - pad - 40, y: h - 6 }, svg).textContent = plies(longest);
+  el('text', { class: 'chart-label', x: pad, y: pad - 6 }, svg).textContent = `${most} sectors`;
+}
+
+// ---- controls ---------------------------------------------------------
+
+function setMode(mode) {
+  state.mode = mode;
+  $('mode').value = mode;
+  state.busy++; // a reply the perfect player was about to make is dropped
+  render();
+  perfectPlayerTurn();
+}
+
+function wireControls() {
   $('undo').addEventListener('click', () => goTo(state.at - 1));
   $('redo').addEventListener('click', () => goTo(state.at + 1));
   $('start').addEventListener('click', () => startVariant(state.variant.name));
@@ -403,6 +757,34 @@ async function main() {
     e.preventDefault();
     ask($('position').value, null, pushing('set'));
   });
+  $('mode').addEventListener('change', (e) => setMode(e.target.value));
+  $('swap').addEventListener('click', () => {
+    setMode({ White: 'Black', Black: 'White', both: 'White' }[state.mode]);
+  });
+  $('hide-eval').addEventListener('change', (e) => {
+    state.hideEval = e.target.checked;
+    render();
+  });
+  $('repetition').addEventListener('change', (e) => {
+    state.rule = e.target.value;
+    render();
+    perfectPlayerTurn();
+  });
+  $('edit').addEventListener('click', () => (state.edit ? stopEditing() : startEditing()));
+  $('edit-done').addEventListener('click', finishEditing);
+  $('edit-cancel').addEventListener('click', stopEditing);
+  $('edit-clear').addEventListener('click', () => {
+    state.edit.stones = {};
+    render();
+  });
+  for (const id of ['edit-side', 'edit-white-hand', 'edit-black-hand']) $(id).addEventListener('input', render);
+  $('copy-link').addEventListener('click', () => {
+    navigator.clipboard.writeText(location.href).then(
+      () => ($('hint').textContent = 'Link copied.'),
+      () => ($('hint').textContent = `Copy this link: ${location.href}`),
+    );
+  });
+  $('database').addEventListener('toggle', () => $('database').open && !state.stats && showDatabase());
   document.addEventListener('keydown', (e) => {
     if (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT') return;
     if (e.key === 'ArrowLeft') goTo(state.at - 1);
@@ -414,6 +796,10 @@ async function main() {
       drawBoard();
     }
   });
+}
+
+async function main() {
+  wireControls();
   const reply = await getJson('/api/variants', {});
   if (reply.status !== 200) {
     $('banner').textContent = reply.body.error;
@@ -427,7 +813,9 @@ async function main() {
     $('variant').append(option);
   }
   const url = new URLSearchParams(location.search);
-  const solved = state.variants.find((v) => v.moving.solved > 0) || state.variants[0];
+  // By default a variant whose start a table answers: a start answered by
+  // the placement search (nine without placement tables) can take minutes.
+  const solved = state.variants.find((v) => v.start_value) || state.variants.find((v) => v.moving.solved > 0) || state.variants[0];
   startVariant(url.get('variant') || solved.name, url.get('position'));
 }
 

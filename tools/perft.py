@@ -7,7 +7,7 @@ perft(n) is the number of sequences of n legal moves from the start position
 ends (the side to move has fewer than 3 stones, or no legal move) has no
 continuation. Counts are memoised by position, so deep plies stay cheap.
 
-Usage: python3 data/perft/perft.py > data/perft/perft.csv
+Usage: python3 tools/perft.py > data/perft/perft.csv
 """
 
 import sys
