@@ -10,15 +10,14 @@
 
 mod chromium;
 mod common;
+mod server;
 
 use chromium::Browser;
-use common::{command, ok};
+use server::{encode, six, Server};
 use serde_json::{json, Value as Json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
-use std::sync::OnceLock;
 
 /// Chromium, or `None` (after saying so) when the tests may be skipped.
 fn chromium_or_skip(test: &str) -> Option<PathBuf> {
@@ -31,41 +30,7 @@ fn chromium_or_skip(test: &str) -> Option<PathBuf> {
     None
 }
 
-/// Six, moving and placement phase, solved once (a few seconds).
-fn six() -> &'static Path {
-    static DB: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        ok(dir.path(), &["--variant", "six", "solve", "--threads", "2"]);
-        dir
-    })
-    .path()
-}
-
-/// A running `morris serve` on a free port, killed when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-}
-
 impl Server {
-    fn start(db: &Path) -> Server {
-        let mut child = command(db, &["serve", "--bind", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("morris serve starts");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-        let addr = first
-            .trim()
-            .rsplit_once("http://")
-            .and_then(|(_, rest)| rest.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("no address in {first:?}"))
-            .to_string();
-        Server { child, addr }
-    }
-
     fn url(&self, query: &[(&str, &str)]) -> String {
         let params: Vec<String> = query.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect();
         format!("http://{}/?{}", self.addr, params.join("&"))
@@ -98,23 +63,6 @@ impl Server {
     fn query(&self, position: &str) -> Json {
         self.api("/api/query", &[("variant", "six"), ("position", position)])
     }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Percent-encoding of a query-string value.
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// Where the screenshots go: `target/browser/`.

@@ -4,51 +4,17 @@
 //! 127.0.0.1:0`; the server prints its address) and stops it when done.
 
 mod common;
+mod server;
 
 use common::{command, ok, text};
+use server::{encode, six, Server};
 use serde_json::Value as Json;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
 
-/// Six, moving and placement phase, solved once (a few seconds).
-fn six() -> &'static Path {
-    static DB: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        ok(dir.path(), &["--variant", "six", "solve", "--threads", "2"]);
-        dir
-    })
-    .path()
-}
-
-/// A running `morris serve`, killed when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-}
-
 impl Server {
-    fn start(db: &Path) -> Server {
-        let mut child = command(db, &["serve", "--bind", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("morris serve starts");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-        let addr = first
-            .trim()
-            .rsplit_once("http://")
-            .and_then(|(_, rest)| rest.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("no address in {first:?}"))
-            .to_string();
-        Server { child, addr }
-    }
-
     /// Sends `request` as it is and returns (status, headers, body).
     fn raw(&self, request: &[u8]) -> (u16, String, String) {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
@@ -88,27 +54,10 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `text` percent-encoded for a query string.
-fn enc(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 fn query_target(variant: &str, position: &str, moves: Option<&str>) -> String {
-    let mut t = format!("/api/query?variant={}&position={}", enc(variant), enc(position));
+    let mut t = format!("/api/query?variant={}&position={}", encode(variant), encode(position));
     if let Some(m) = moves {
-        t.push_str(&format!("&moves={}", enc(m)));
+        t.push_str(&format!("&moves={}", encode(m)));
     }
     t
 }
