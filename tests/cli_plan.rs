@@ -13,17 +13,7 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 mod common;
-use common::{command, morris, ok, text};
-
-/// A failed run: exit code 1 and one line on stderr, which it returns.
-fn fails(db: &Path, args: &[&str]) -> String {
-    let output = morris(db, args);
-    let (out, err) = (text(&output.stdout), text(&output.stderr));
-    assert_eq!(output.status.code(), Some(1), "morris {args:?}: {out}{err}");
-    assert_eq!(err.lines().count(), 1, "one line expected: {err}");
-    assert!(err.starts_with("morris: error: ") && !err.contains("panicked"), "{err}");
-    err
-}
+use common::{command, fails, morris, ok, text};
 
 fn scratch() -> TempDir {
     tempfile::Builder::new().prefix("cli_plan-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()

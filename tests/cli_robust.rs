@@ -19,17 +19,7 @@ use tempfile::TempDir;
 const SOLVE_8: &[&str] = &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2"];
 
 mod common;
-use common::{command, morris, ok, text};
-
-/// A failed run: exit code 1 and one line on stderr; returns the line.
-fn fails(db: &Path, args: &[&str]) -> String {
-    let output = morris(db, args);
-    let (out, err) = (text(&output.stdout), text(&output.stderr));
-    assert_eq!(output.status.code(), Some(1), "morris {args:?}: {out}{err}");
-    assert_eq!(err.lines().count(), 1, "one line expected: {err}");
-    assert!(err.starts_with("morris: error: ") && !err.contains("panicked"), "{err}");
-    err
-}
+use common::{command, fails, ok, text};
 
 fn scratch() -> TempDir {
     tempfile::Builder::new().prefix("cli_robust-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()

@@ -30,3 +30,14 @@ pub fn ok(db: &Path, args: &[&str]) -> String {
     assert!(output.status.success(), "morris {args:?} failed: {}{}", text(&output.stdout), text(&output.stderr));
     text(&output.stdout)
 }
+
+/// A failed run: exit code 1 and one line on stderr, which it returns.
+#[allow(dead_code)] // Not every test file checks failures.
+pub fn fails(db: &Path, args: &[&str]) -> String {
+    let output = morris(db, args);
+    let (out, err) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "morris {args:?}: {out}{err}");
+    assert_eq!(err.lines().count(), 1, "one line expected: {err}");
+    assert!(err.starts_with("morris: error: ") && !err.contains("panicked"), "{err}");
+    err
+}
