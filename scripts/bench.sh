@@ -132,19 +132,26 @@ verify() {
         print "" }'
 }
 
+# Builds the binary and makes $bench_db, a temporary directory (removed
+# at exit) of links to the tables of database $2 that match the glob $3;
+# $1 names it.
+linked_db() {
+    cargo build --release --quiet --bin morris
+    bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-$1.XXXXXX")
+    trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
+    local table
+    for table in "$2"/$3; do
+        ln -s "$(realpath "$table")" "$bench_db/"
+    done
+}
+
 # Re-solves moving-phase pairs of an existing database in a temporary
 # directory whose other moving-phase tables are links to the database's.
 moving() {
     local db=${1:?usage: scripts/bench.sh moving DB PAIR...}; shift
     [ $# -gt 0 ] || { echo "usage: scripts/bench.sh moving DB PAIR..." >&2; exit 2; }
-    cargo build --release --quiet --bin morris
-    local morris="$target/release/morris"
-    bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-moving.XXXXXX")
-    trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
-    local table pair max=0
-    for table in "$db"/nine-?-?.mtb; do
-        ln -s "$(realpath "$table")" "$bench_db/"
-    done
+    local morris="$target/release/morris" pair max=0
+    linked_db moving "$db" 'nine-?-?.mtb'
     for pair in "$@"; do
         [[ $pair =~ ^([0-9]),([0-9])$ ]] || { echo "'$pair' is not a pair: expected M,O such as 8,7" >&2; exit 2; }
         local m=${BASH_REMATCH[1]} o=${BASH_REMATCH[2]}
@@ -176,14 +183,8 @@ moving() {
 placement() {
     local db=${1:?usage: scripts/bench.sh placement DB SECTOR...}; shift
     [ $# -gt 0 ] || { echo "usage: scripts/bench.sh placement DB SECTOR..." >&2; exit 2; }
-    cargo build --release --quiet --bin morris
-    local morris="$target/release/morris"
-    bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-placement.XXXXXX")
-    trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
-    local table
-    for table in "$db"/nine-*.mtb; do
-        ln -s "$(realpath "$table")" "$bench_db/"
-    done
+    local morris="$target/release/morris" table
+    linked_db placement "$db" 'nine-*.mtb'
     # Board and hand, both sides: a sector's stones.
     stones_of() { echo "$1" | tr '-' '+' | bc; }
     local sector max=0 sectors=()
