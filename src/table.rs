@@ -95,6 +95,79 @@ impl Counts {
     }
 }
 
+/// How many states of a sector lie at each distance from the end of the
+/// game: `wins[d]` states win in `d` plies and `losses[d]` lose in `d`
+/// plies. The headers keep only the totals ([`Counts`]); this is read
+/// from the cells ([`Table::distances`]).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Distances {
+    pub wins: Vec<u64>,
+    pub losses: Vec<u64>,
+    pub draws: u64,
+}
+
+impl Distances {
+    /// The distances of `cells`, of which `states` slots hold canonical
+    /// states and the rest are filler (stored as draws).
+    pub fn tally(cells: &[u16], states: u64) -> Distances {
+        let by_cell = cells.par_chunks(1 << 16).map(cell_histogram).reduce(Vec::new, add_histograms);
+        Distances::of_cell_histogram(&by_cell, cells.len() as u64 - states)
+    }
+
+    /// Splits counts by stored cell (0 a draw, `c` the depth `c - 1`, a
+    /// win when odd) into wins and losses by plies.
+    fn of_cell_histogram(by_cell: &[u64], filler: u64) -> Distances {
+        let mut d = Distances { draws: by_cell.first().map_or(0, |&z| z.saturating_sub(filler)), ..Default::default() };
+        for (cell, &n) in by_cell.iter().enumerate().skip(1) {
+            let plies = cell - 1;
+            let side = if plies % 2 == 1 { &mut d.wins } else { &mut d.losses };
+            if side.len() <= plies {
+                side.resize(plies + 1, 0);
+            }
+            side[plies] += n;
+        }
+        // Wins are odd and losses even: drop the zero rows at the top.
+        for side in [&mut d.wins, &mut d.losses] {
+            while side.last() == Some(&0) {
+                side.pop();
+            }
+        }
+        d
+    }
+
+    /// The totals, to hold against a header's [`Counts`].
+    pub fn counts(&self) -> Counts {
+        let deepest = |side: &[u64]| side.iter().rposition(|&n| n > 0).map_or(0, |d| d as u16);
+        Counts {
+            states: self.wins.iter().sum::<u64>() + self.losses.iter().sum::<u64>() + self.draws,
+            wins: self.wins.iter().sum(),
+            losses: self.losses.iter().sum(),
+            draws: self.draws,
+            max_win: deepest(&self.wins),
+            max_loss: deepest(&self.losses),
+        }
+    }
+}
+
+/// How many cells hold each value, indexed by the value.
+fn cell_histogram(cells: &[u16]) -> Vec<u64> {
+    let mut counts = vec![0u64; 1 + cells.iter().copied().max().unwrap_or(0) as usize];
+    for &c in cells {
+        counts[c as usize] += 1;
+    }
+    counts
+}
+
+fn add_histograms(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
+    if a.len() < b.len() {
+        return add_histograms(b, a);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+    a
+}
+
 /// What a table holds: the rules it was solved under, its sector, and its size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableInfo {
@@ -611,6 +684,30 @@ impl<B: AsRef<[u8]>> Table<B> {
             .map_err(|why| b.corrupt(format!("header counts disagree with the cells: {why}")))
     }
 
+    /// How many states lie at each distance, every block read and checked
+    /// (a pass over the whole table, a block at a time); an error if the
+    /// totals disagree with the header's counts.
+    pub fn distances(&self) -> Result<Distances, TableError> {
+        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
+        let by_cell = (0..b.ends.len())
+            .into_par_iter()
+            .map_init(Vec::new, |buf, block| {
+                buf.resize(b.block_len(block), 0);
+                b.decode(bytes, block, buf)?;
+                Ok(cell_histogram(buf))
+            })
+            .try_reduce(Vec::new, |x, y| Ok(add_histograms(x, y)))?;
+        let distances = Distances::of_cell_histogram(&by_cell, b.info.slots.saturating_sub(b.info.counts.states));
+        if distances.counts() != b.info.counts {
+            return Err(b.corrupt(format!(
+                "header counts {:?} disagree with the cells' {:?}",
+                b.info.counts,
+                distances.counts()
+            )));
+        }
+        Ok(distances)
+    }
+
     fn cached_block(&self, block: usize) -> Result<Arc<[u16]>, TableError> {
         if let Some(cells) = self.cache().get(block) {
             return Ok(cells);
@@ -983,6 +1080,62 @@ mod tests {
             assert_eq!(Tally::of(&cells), plain_tally(&cells));
             assert_eq!(Tally::of_parallel(&cells), plain_tally(&cells));
         }
+    }
+
+    /// The obvious histogram, one cell at a time by its value.
+    fn plain_distances(cells: &[u16], filler: u64) -> Distances {
+        let mut d = Distances::default();
+        for &cell in cells {
+            let bump = |side: &mut Vec<u64>, plies: u16| {
+                let plies = plies as usize;
+                side.resize(side.len().max(plies + 1), 0);
+                side[plies] += 1;
+            };
+            match crate::value::Value::from(crate::value::Cell(cell)) {
+                crate::value::Value::Win(p) => bump(&mut d.wins, p),
+                crate::value::Value::Loss(p) => bump(&mut d.losses, p),
+                crate::value::Value::Draw => d.draws += 1,
+            }
+        }
+        d.draws -= filler;
+        d
+    }
+
+    #[test]
+    fn distances_agree_with_plain_count_and_with_the_totals() {
+        let cases = [synthetic_cells(300_000, 7), vec![0; 9], vec![1, 1, 0], vec![0, 1, 2, 3, 8, 0], vec![9000, 0]];
+        for cells in cases {
+            let filler = (cells.len() as u64).min(2).min(cells.iter().filter(|&&c| c == 0).count() as u64);
+            let states = cells.len() as u64 - filler;
+            let d = Distances::tally(&cells, states);
+            assert_eq!(d, plain_distances(&cells, filler));
+            assert_eq!(d.counts(), Counts::tally(&cells, states));
+        }
+    }
+
+    #[test]
+    fn table_distances_read_every_block_and_check_the_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        let cells = synthetic_cells(10_000, 5);
+        let mut info = TableInfo {
+            rules: "r".into(),
+            sector: "s".into(),
+            index_version: 0,
+            slots: cells.len() as u64,
+            counts: Counts::tally(&cells, cells.len() as u64),
+        };
+        let options = WriteOptions { block_cells: 1000, ..WriteOptions::default() };
+        write_table_with(&path, &info, &cells, &options).unwrap();
+        let table = Table::open(&path, "r", "s").unwrap();
+        assert_eq!(table.distances().unwrap(), Distances::tally(&cells, cells.len() as u64));
+        // Totals that are not the cells' are refused.
+        info.counts.wins -= 1;
+        info.counts.draws += 1;
+        let mut forged = Table::open(&path, "r", "s").unwrap();
+        forged.blocks.info.counts = info.counts.clone();
+        let err = forged.distances().unwrap_err().to_string();
+        assert!(err.contains("disagree"), "{err}");
     }
 
     #[test]

@@ -358,8 +358,29 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
     let wins = first["wins"].as_f64().unwrap() / first["states"].as_f64().unwrap() * 100.0;
     let shown: f64 = share.as_str().unwrap().trim_end_matches('%').parse().unwrap();
     assert!((shown - wins).abs() < 0.01, "{shown} % shown for {wins} % wins");
-    let distinct: std::collections::BTreeSet<u64> = stats.as_array().unwrap().iter().map(|r| r["max_win"].as_u64().unwrap()).collect();
-    assert_eq!(count(&mut browser, "#db-histogram .hist-bar"), distinct.len() as u64);
+    // The histogram shows the first sector's distances, one bar per
+    // distance; clicking another sector's row shows that one's.
+    for (i, sector) in [(0, first), (3, &stats[3])] {
+        let name = sector["sector"].as_str().unwrap();
+        if i > 0 {
+            browser.click(&format!("#db-sectors tr[data-sector='{name}']"));
+        }
+        let distances = server.api("/api/distances", &[("variant", "six"), ("sector", name)]);
+        let bars = |side: &str| distances[side].as_array().unwrap().len() as u64;
+        settle(
+            &mut browser,
+            &format!("document.querySelector('#db-sector-name').textContent === '{name}' && document.querySelectorAll('#db-histogram .hist-bar').length > 0"),
+            "a sector's distances",
+        );
+        assert_eq!(count(&mut browser, "#db-histogram .hist-bar.win"), bars("wins"), "{name}");
+        assert_eq!(count(&mut browser, "#db-histogram .hist-bar.loss"), bars("losses"), "{name}");
+        assert_eq!(count(&mut browser, "#db-sectors tr.chosen"), 1);
+        let deepest = sector["max_win"].as_u64().unwrap();
+        if deepest > 0 {
+            let bar = browser.eval(&format!("document.querySelector(\"#db-histogram .hist-bar.win[data-plies='{deepest}']\") !== null"));
+            assert_eq!(bar, json!(true), "{name}: the longest win has its bar");
+        }
+    }
     browser.eval("document.getElementById('database').scrollIntoView()");
     browser.screenshot(&shot("six-database.png"));
     assert_eq!(browser.errors, Vec::<String>::new(), "the page reported errors");

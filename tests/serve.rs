@@ -196,6 +196,57 @@ fn stats_answers_exactly_what_stats_json_prints() {
 }
 
 #[test]
+fn distances_answer_what_stats_distances_prints_for_the_sector() {
+    let server = Server::start(six());
+    for sector in ["3-3", "6-5", "2-3-4-3", "0-0-6-6"] {
+        let target = format!("/api/distances?variant=six&sector={sector}");
+        let json = server.json(&target, 200);
+        let cli: Json =
+            serde_json::from_str(&ok(six(), &["--variant", "six", "stats", "--distances", "--json", "--sector", sector]))
+                .unwrap();
+        assert_eq!(json, cli[0], "{sector}");
+        // Asked again, the remembered answer is the same.
+        assert_eq!(server.json(&target, 200), json);
+        // The histogram adds up to the sector's totals in `stats`.
+        let stats: Json = serde_json::from_str(&ok(six(), &["--variant", "six", "stats", "--json"])).unwrap();
+        let row = stats.as_array().unwrap().iter().find(|r| r["sector"] == sector).unwrap();
+        let sum = |side: &str| json[side].as_array().unwrap().iter().map(|p| p[1].as_u64().unwrap()).sum::<u64>();
+        let deepest = |side: &str| json[side].as_array().unwrap().last().map_or(0, |p| p[0].as_u64().unwrap());
+        assert_eq!((sum("wins"), sum("losses"), json["draws"].as_u64().unwrap()), (
+            row["wins"].as_u64().unwrap(),
+            row["losses"].as_u64().unwrap(),
+            row["draws"].as_u64().unwrap()
+        ));
+        assert_eq!((deepest("wins"), deepest("losses")), (row["max_win"].as_u64().unwrap(), row["max_loss"].as_u64().unwrap()));
+        for (plies, _) in json["wins"].as_array().unwrap().iter().map(|p| (p[0].as_u64().unwrap(), p[1].as_u64())) {
+            assert_eq!(plies % 2, 1, "wins are odd distances");
+        }
+    }
+    let db = six();
+    for (target, args) in [
+        ("/api/distances?variant=six&sector=9-9", vec!["--variant", "six", "stats", "--distances", "--sector", "9-9"]),
+        ("/api/distances?variant=six&sector=x", vec!["--variant", "six", "stats", "--distances", "--sector", "x"]),
+        ("/api/distances?variant=ten&sector=3-3", vec!["--variant", "ten", "stats", "--distances", "--sector", "3-3"]),
+    ] {
+        assert_eq!(server.error(target, 400), cli_error(db, &args), "{target}");
+    }
+    for (target, needle) in [
+        ("/api/distances?variant=six", "missing parameter 'sector'"),
+        ("/api/distances?sector=3-3", "missing parameter 'variant'"),
+        ("/api/distances?variant=six&sector=3-3&all=true", "unknown parameter 'all'"),
+    ] {
+        let error = server.error(target, 400);
+        assert!(error.contains(needle), "{target}: {error}");
+    }
+    // A sector the directory does not hold: 404 with the solve command.
+    let dir = empty_db();
+    let empty = Server::start(dir.path());
+    let error = empty.error("/api/distances?variant=six&sector=5-5", 404);
+    assert!(error.contains("morris solve --variant six"), "{error}");
+    assert_eq!(error, cli_error(dir.path(), &["--variant", "six", "stats", "--distances", "--sector", "5-5"]));
+}
+
+#[test]
 fn bad_input_is_400_with_the_clis_message() {
     let server = Server::start(six());
     let db = six();

@@ -5,7 +5,7 @@ use anyhow::Result;
 use morris::database::Database;
 use morris::index::Sector;
 use morris::sectors::{moving_sectors, placement_sectors};
-use morris::table::Counts;
+use morris::table::{Counts, Distances};
 use std::io::Write;
 
 #[derive(clap::Args)]
@@ -26,6 +26,20 @@ pub struct Args {
     /// others.
     #[arg(long)]
     all: bool,
+
+    /// Count the states at each distance to the end of the game instead,
+    /// one row per (sector, value, plies). This reads every cell of each
+    /// table: seconds for a small database, about as long as `verify`'s
+    /// table checks for nine's whole game. With --json, an array of
+    /// {"sector", "states", "draws", "wins": [[plies, states], ...],
+    /// "losses": [[plies, states], ...]} objects.
+    #[arg(long, conflicts_with = "all")]
+    distances: bool,
+
+    /// With --distances: only this sector (M-O or M-O-MH-OH); repeat for
+    /// more. Default: every sector in the database.
+    #[arg(long = "sector", value_name = "SECTOR", requires = "distances")]
+    sectors: Vec<String>,
 }
 
 /// The names of the `missing` sectors for a note: every one with `all`,
@@ -109,6 +123,18 @@ pub fn json(db: &Database, all: bool, out: &mut impl Write) -> Result<()> {
 }
 
 pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
+    if args.distances {
+        let sectors = if args.sectors.is_empty() {
+            sectors_in(db)?.0
+        } else {
+            args.sectors.iter().map(|s| sector_of(db, s)).collect::<Result<_>>()?
+        };
+        return if args.json {
+            distances_json(db, &sectors, out)
+        } else {
+            write_distances_tsv(db, &sectors, out)
+        };
+    }
     if args.json {
         return json(db, args.all, out);
     }
@@ -204,6 +230,60 @@ fn write_text(db: &Database, rows: &[Row], missing: &[Sector], all: bool, out: &
             missing.len() + rows.len(),
             missing_names(missing, all)
         )?;
+    }
+    Ok(())
+}
+
+/// The sector named `name`, if the variant has it.
+pub fn sector_of(db: &Database, name: &str) -> Result<Sector> {
+    let sector: Sector = name.parse().map_err(anyhow::Error::msg)?;
+    let v = db.variant();
+    if !moving_sectors(v).contains(&sector) && !placement_sectors(v).contains(&sector) {
+        anyhow::bail!("{} has no sector {name} (`morris sectors --variant {} --phase all` lists them)", describe(v), v.name());
+    }
+    Ok(sector)
+}
+
+/// What `morris stats --distances --json` prints for `sectors`; `morris
+/// serve` answers `/api/distances` with it.
+pub fn distances_json(db: &Database, sectors: &[Sector], out: &mut impl Write) -> Result<()> {
+    writeln!(out, "[")?;
+    for (i, &sector) in sectors.iter().enumerate() {
+        let d = db.table(sector)?.distances()?;
+        let pairs = |side: &[u64]| {
+            let rows: Vec<String> =
+                side.iter().enumerate().filter(|(_, &n)| n > 0).map(|(p, n)| format!("[{p}, {n}]")).collect();
+            format!("[{}]", rows.join(", "))
+        };
+        let comma = if i + 1 < sectors.len() { "," } else { "" };
+        writeln!(
+            out,
+            "  {{\"sector\": {}, \"states\": {}, \"draws\": {}, \"wins\": {}, \"losses\": {}}}{comma}",
+            json::string(&sector.to_string()),
+            d.counts().states,
+            d.draws,
+            pairs(&d.wins),
+            pairs(&d.losses)
+        )?;
+    }
+    writeln!(out, "]")?;
+    Ok(())
+}
+
+/// `sector value plies states` rows, a draw's plies `-`; distances with no
+/// state are left out.
+fn write_distances_tsv(db: &Database, sectors: &[Sector], out: &mut impl Write) -> Result<()> {
+    writeln!(out, "sector\tvalue\tplies\tstates")?;
+    for &sector in sectors {
+        let d: Distances = db.table(sector)?.distances()?;
+        for (kind, side) in [("win", &d.wins), ("loss", &d.losses)] {
+            for (plies, &n) in side.iter().enumerate().filter(|(_, &n)| n > 0) {
+                writeln!(out, "{sector}\t{kind}\t{plies}\t{n}")?;
+            }
+        }
+        if d.draws > 0 {
+            writeln!(out, "{sector}\tdraw\t-\t{}", d.draws)?;
+        }
     }
     Ok(())
 }

@@ -92,9 +92,63 @@ pub fn answer(site: &Site, method: &tiny_http::Method, url: &str) -> Reply {
         "/style.css" => Ok(asset(STYLE_CSS, "text/css; charset=utf-8")),
         "/api/variants" => target.only(&[]).map_err(|e| Reply::bad_request(&e)).map(|_| variants(site)),
         "/api/stats" => stats_of(site, &target),
-        path => Err(Reply::error(404, &format!("no such route: {path} (routes: /, /api/variants, /api/query, /api/stats)"))),
+        path => Err(Reply::error(
+            404,
+            &format!("no such route: {path} (routes: /, /api/variants, /api/query, /api/stats, /api/distances)"),
+        )),
     };
     result.unwrap_or_else(|reply| reply)
+}
+
+/// Whether `path` is answered by the thread that reads whole tables
+/// (`/api/distances` decodes every cell of a sector: seconds for nine's
+/// largest, which the quick routes must not wait for).
+pub fn is_table_read(path: &str) -> bool {
+    path == "/api/distances"
+}
+
+/// The histograms already read, by variant and sector: a table never
+/// changes under a running server's eyes (writers rename a new file over
+/// it, and a new solve means a new server).
+pub struct Reads<'s> {
+    site: &'s Site,
+    done: HashMap<(String, String), Vec<u8>>,
+}
+
+impl<'s> Reads<'s> {
+    pub fn new(site: &'s Site) -> Reads<'s> {
+        Reads { site, done: HashMap::new() }
+    }
+}
+
+/// The answer to `/api/distances?variant=V&sector=S`: the object of
+/// `morris stats --distances --json --sector S`.
+pub fn answer_table_read(reads: &mut Reads, method: &tiny_http::Method, url: &str) -> Reply {
+    checked(method, url).and_then(|target| distances_of(reads, &target)).unwrap_or_else(|reply| reply)
+}
+
+fn distances_of(reads: &mut Reads, target: &Target) -> Result<Reply, Reply> {
+    target.only(&["variant", "sector"]).map_err(|e| Reply::bad_request(&e))?;
+    let db = reads.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
+    let name = target.require("sector").map_err(|e| Reply::bad_request(&e))?;
+    let sector = stats::sector_of(db, name).map_err(|e| Reply::bad_request(&crate::one_line(&e)))?;
+    let key = (db.variant().name().to_string(), sector.to_string());
+    if let Some(body) = reads.done.get(&key) {
+        return Ok(Reply::json(body.clone()));
+    }
+    let mut rows = Vec::new();
+    match stats::distances_json(db, &[sector], &mut rows) {
+        Ok(()) => {}
+        Err(e) if matches!(e.downcast_ref::<DbError>(), Some(DbError::Missing { .. })) => {
+            return Err(Reply::error(404, &crate::one_line(&e)))
+        }
+        Err(e) => return Err(Reply::error(500, &crate::one_line(&e))),
+    }
+    // The one object of the array, without the brackets.
+    let text = String::from_utf8_lossy(&rows);
+    let body = format!("{}\n", text.trim().trim_start_matches('[').trim_end_matches(']').trim().trim_end_matches(','));
+    reads.done.insert(key, body.clone().into_bytes());
+    Ok(Reply::json(body.into_bytes()))
 }
 
 /// The answer to `/api/query`.

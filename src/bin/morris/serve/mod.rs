@@ -59,10 +59,12 @@ pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Writ
     }
     let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
     let (to_queries, queued) = mpsc::channel::<tiny_http::Request>();
+    let (to_reads, reads) = mpsc::channel::<tiny_http::Request>();
     std::thread::scope(|scope| {
         let site = &site;
         scope.spawn(move || answer_queries(site, options, queued));
-        accept(&server, site, to_queries)
+        scope.spawn(move || answer_table_reads(site, reads));
+        accept(&server, site, Queues { queries: to_queries, reads: to_reads })
     })
 }
 
@@ -81,16 +83,27 @@ fn variants(fly_at: Option<&str>) -> Result<Vec<Variant>> {
         .collect()
 }
 
-/// Takes requests for ever: queries go to the query thread, everything
-/// else is answered here.
-fn accept(server: &tiny_http::Server, site: &api::Site, to_queries: mpsc::Sender<tiny_http::Request>) -> Result<()> {
+/// Where the slow requests go: each kind to a thread of its own, so that
+/// neither waits for the other and the quick routes wait for neither.
+struct Queues {
+    queries: mpsc::Sender<tiny_http::Request>,
+    reads: mpsc::Sender<tiny_http::Request>,
+}
+
+/// Takes requests for ever: queries go to the query thread, whole-table
+/// reads to theirs, everything else is answered here.
+fn accept(server: &tiny_http::Server, site: &api::Site, queues: Queues) -> Result<()> {
     loop {
         let request = server.recv().context("accepting a request")?;
         let path = request.url().split('?').next().unwrap_or("");
+        // The worker threads live as long as this loop, unless one died
+        // outside `catch_unwind`, which would be a bug.
         if api::is_query(path) {
-            // The query thread lives as long as this loop, unless it died
-            // outside `catch_unwind`, which would be a bug.
-            to_queries.send(request).map_err(|_| anyhow::anyhow!("the query thread has stopped"))?;
+            queues.queries.send(request).map_err(|_| anyhow::anyhow!("the query thread has stopped"))?;
+            continue;
+        }
+        if api::is_table_read(path) {
+            queues.reads.send(request).map_err(|_| anyhow::anyhow!("the table-reading thread has stopped"))?;
             continue;
         }
         let reply = guarded(request.url(), || api::answer(site, request.method(), request.url()));
@@ -108,6 +121,16 @@ fn answer_queries(site: &api::Site, options: SearchOptions, queued: mpsc::Receiv
             // search left half-way.
             queries.forget();
         }
+        send(request, reply);
+    }
+}
+
+/// The table-reading thread: answers `/api/distances` requests in turn,
+/// remembering each answer.
+fn answer_table_reads(site: &api::Site, queued: mpsc::Receiver<tiny_http::Request>) {
+    let mut reads = api::Reads::new(site);
+    for request in queued {
+        let reply = guarded(request.url(), || api::answer_table_read(&mut reads, request.method(), request.url()));
         send(request, reply);
     }
 }

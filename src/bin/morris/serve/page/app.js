@@ -28,6 +28,7 @@ const state = {
   rule: 'board',   // repetition: 'board' or 'threefold'
   edit: null,      // the position editor's stones, or null
   stats: null,     // /api/stats of the variant, once the database view opened
+  distanceSector: null, // the sector whose distances the database view shows
 };
 
 // ---- reading notation -------------------------------------------------
@@ -691,7 +692,7 @@ async function showDatabase() {
   const states = rows.reduce((s, r) => s + r.states, 0);
   $('db-note').textContent = `${rows.length} sectors, ${states.toLocaleString('en')} positions (up to symmetry).`;
   rows.forEach((r) => body.append(sectorRow(r)));
-  drawHistogram(rows);
+  if (rows.length) showDistances(rows[0].sector);
 }
 
 function sectorRow(r) {
@@ -714,28 +715,53 @@ function sectorRow(r) {
   const share = document.createElement('td');
   share.append(bar);
   tr.append(cell(r.sector), cell(r.states.toLocaleString('en')), share, cell(r.max_win), cell(r.max_loss));
+  tr.addEventListener('click', () => showDistances(r.sector));
   return tr;
 }
 
-// Sectors counted by their longest win, one bar per distance.
-function drawHistogram(rows) {
+// The positions of one sector by their distance to the end, read from
+// the whole table by the server (a moment for the largest sectors).
+async function showDistances(sector) {
+  const name = state.variant.name;
+  state.distanceSector = sector;
+  document.querySelectorAll('#db-sectors tbody tr').forEach((tr) => tr.classList.toggle('chosen', tr.dataset.sector === sector));
+  $('db-sector-name').textContent = sector;
+  $('db-histogram').textContent = '';
+  $('db-histogram-note').textContent = 'reading the table...';
+  const reply = await getJson('/api/distances', { variant: name, sector });
+  if (name !== state.variant.name || state.distanceSector !== sector) return;
+  if (reply.status !== 200) {
+    $('db-histogram-note').textContent = reply.body.error;
+    return;
+  }
+  drawHistogram(reply.body);
+}
+
+// Wins (odd distances) rise above the axis and losses (even) hang below
+// it, one bar per distance; both halves share one scale.
+function drawHistogram(d) {
   const svg = $('db-histogram');
-  const counts = new Map();
-  rows.forEach((r) => counts.set(r.max_win, (counts.get(r.max_win) || 0) + 1));
-  const longest = Math.max(0, ...counts.keys());
-  const most = Math.max(1, ...counts.values());
-  const [w, h, pad] = [600, 140, 22];
+  const bars = [...d.wins.map(([p, n]) => ['win', p, n]), ...d.losses.map(([p, n]) => ['loss', p, n])];
+  const longest = Math.max(0, ...bars.map((b) => b[1]));
+  const most = Math.max(1, ...bars.map((b) => b[2]));
+  const [w, h, pad] = [600, 180, 22];
+  const axis = h / 2;
   svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
   const step = (w - 2 * pad) / (longest + 1);
-  for (const [d, c] of counts) {
-    const height = ((h - 2 * pad) * c) / most;
-    const bar = el('rect', { class: 'hist-bar', x: pad + d * step, y: h - pad - height, width: Math.max(step - 1, 1), height, 'data-plies': d }, svg);
-    el('title', {}, bar).textContent = `${c} sector${c === 1 ? '' : 's'} with the longest win in ${plies(d)}`;
+  for (const [kind, p, n] of bars) {
+    const height = ((axis - pad) * n) / most;
+    const y = kind === 'win' ? axis - height : axis;
+    const bar = el('rect', { class: `hist-bar ${kind}`, x: pad + p * step, y, width: Math.max(step - 1, 1), height, 'data-plies': p }, svg);
+    el('title', {}, bar).textContent = `${n.toLocaleString('en')} position${n === 1 ? '' : 's'}: ${kind} in ${plies(p)}`;
   }
-  el('line', { class: 'chart-grid', x1: pad, y1: h - pad, x2: w - pad, y2: h - pad }, svg);
+  el('line', { class: 'chart-grid', x1: pad, y1: axis, x2: w - pad, y2: axis }, svg);
   el('text', { class: 'chart-label', x: pad, y: h - 6 }, svg).textContent = '0';
-  el('text', { class: 'chart-label', x: w - pad - 40, y: h - 6 }, svg).textContent = plies(longest);
-  el('text', { class: 'chart-label', x: pad, y: pad - 6 }, svg).textContent = `${most} sectors`;
+  el('text', { class: 'chart-label', x: w - pad - 60, y: h - 6 }, svg).textContent = plies(longest);
+  el('text', { class: 'chart-label', x: pad, y: pad - 6 }, svg).textContent = `${most.toLocaleString('en')} positions`;
+  const total = (side) => side.reduce((s, [, n]) => s + n, 0);
+  $('db-histogram-note').textContent =
+    `${d.states.toLocaleString('en')} positions: ${total(d.wins).toLocaleString('en')} wins, ` +
+    `${total(d.losses).toLocaleString('en')} losses, ${d.draws.toLocaleString('en')} draws (no distance).`;
 }
 
 // ---- controls ---------------------------------------------------------
