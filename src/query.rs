@@ -236,15 +236,33 @@ impl<'db> Query<'db> {
         // stones: ask for all of them up front, not node by node.
         self.db.check_moving_phase(state.mover_stones() + state.opponent_stones())?;
         let mut search = self.search.borrow_mut();
-        let floor = parent.map_or(-1, |p| -p.score());
-        let outcome = if floor == 1 {
-            Outcome::Win
-        } else if !search.at_least(state, floor + 1)? {
-            Outcome::from_score(floor)
-        } else if floor == 0 || !search.at_least(state, 1)? {
-            Outcome::from_score(floor + 1)
-        } else {
-            Outcome::Win
+        let outcome = match parent.map(|p| -p.score()) {
+            // Nothing known: the win is asked first. A win is then one
+            // proof instead of two, a draw still two (the mover holds the
+            // draw, the other side holds it too) and only a loss costs one
+            // more. Morabaraba's start is a win; nine's a draw.
+            None => {
+                if search.at_least(state, 1)? {
+                    Outcome::Win
+                } else if search.at_least(state, 0)? {
+                    Outcome::Draw
+                } else {
+                    Outcome::Loss
+                }
+            }
+            // The parent's outcome bounds this one from below, and the
+            // likeliest answer is that bound (most moves keep the value):
+            // asked upwards from it, that answer is one proof.
+            Some(1) => Outcome::Win,
+            Some(floor) => {
+                if !search.at_least(state, floor + 1)? {
+                    Outcome::from_score(floor)
+                } else if floor == 0 || !search.at_least(state, 1)? {
+                    Outcome::from_score(floor + 1)
+                } else {
+                    Outcome::Win
+                }
+            }
         };
         Ok(outcome)
     }
