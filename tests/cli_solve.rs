@@ -393,4 +393,17 @@ fn committed_placement_figures_of_nine_agree_with_a_solve() {
     assert!(out.contains("1 sectors, 169626 states checked"), "{out}");
     let (_, err) = fails(db.path(), &["verify", "--phase", "moving", "--max-stones", "5"]);
     assert!(err.contains("no table in") && err.lines().count() == 1, "{err}");
+    // Slices by stones add up to the whole: 7 and 8 stones, then 9.
+    let low = ok(db.path(), &["verify", "--phase", "moving", "--min-stones", "7", "--max-stones", "8"]);
+    let high = ok(db.path(), &["verify", "--phase", "moving", "--min-stones", "9"]);
+    let all = ok(db.path(), &["verify", "--phase", "moving", "--min-stones", "7"]);
+    let sectors = |out: &str| -> Vec<String> {
+        out.lines().filter(|l| l.split_whitespace().nth(2) == Some("0")).map(|l| l.split_whitespace().next().unwrap().to_string()).collect()
+    };
+    let (mut low, high, mut all) = (sectors(&low), sectors(&high), sectors(&all));
+    assert!(!low.is_empty() && !high.is_empty() && !low.contains(&"3-3".to_string()), "{low:?} {high:?}");
+    low.extend(high);
+    low.sort();
+    all.sort();
+    assert_eq!(low, all);
 }
