@@ -670,16 +670,8 @@ impl<B: AsRef<[u8]>> Table<B> {
     /// Reads and checks every block, and that the counts in the header agree
     /// with the cells.
     pub fn verify(&self) -> Result<(), TableError> {
-        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
-        let tally = (0..b.ends.len())
-            .into_par_iter()
-            .map_init(Vec::new, |buf, block| {
-                buf.resize(b.block_len(block), 0);
-                b.decode(bytes, block, buf)?;
-                Ok(Tally::of(buf))
-            })
-            .try_reduce(Tally::default, |x, y| Ok(x.merge(y)))?;
-        tally
+        let b = &self.blocks;
+        self.fold_blocks(Tally::of, Tally::default, Tally::merge)?
             .check(&b.info.counts, b.info.slots)
             .map_err(|why| b.corrupt(format!("header counts disagree with the cells: {why}")))
     }
@@ -688,15 +680,8 @@ impl<B: AsRef<[u8]>> Table<B> {
     /// (a pass over the whole table, a block at a time); an error if the
     /// totals disagree with the header's counts.
     pub fn distances(&self) -> Result<Distances, TableError> {
-        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
-        let by_cell = (0..b.ends.len())
-            .into_par_iter()
-            .map_init(Vec::new, |buf, block| {
-                buf.resize(b.block_len(block), 0);
-                b.decode(bytes, block, buf)?;
-                Ok(cell_histogram(buf))
-            })
-            .try_reduce(Vec::new, |x, y| Ok(add_histograms(x, y)))?;
+        let b = &self.blocks;
+        let by_cell = self.fold_blocks(cell_histogram, Vec::new, add_histograms)?;
         let distances = Distances::of_cell_histogram(&by_cell, b.info.slots.saturating_sub(b.info.counts.states));
         if distances.counts() != b.info.counts {
             return Err(b.corrupt(format!(
@@ -706,6 +691,26 @@ impl<B: AsRef<[u8]>> Table<B> {
             )));
         }
         Ok(distances)
+    }
+
+    /// Every block read, checked and summarised by `summary` in parallel
+    /// (one block's cells in memory per thread), the summaries joined by
+    /// `join` from `empty`.
+    fn fold_blocks<T: Send>(
+        &self,
+        summary: impl Fn(&[u16]) -> T + Sync + Send,
+        empty: impl Fn() -> T + Sync + Send,
+        join: impl Fn(T, T) -> T + Sync + Send,
+    ) -> Result<T, TableError> {
+        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
+        (0..b.ends.len())
+            .into_par_iter()
+            .map_init(Vec::new, |buf, block| {
+                buf.resize(b.block_len(block), 0);
+                b.decode(bytes, block, buf)?;
+                Ok(summary(buf))
+            })
+            .try_reduce(empty, |x, y| Ok(join(x, y)))
     }
 
     fn cached_block(&self, block: usize) -> Result<Arc<[u16]>, TableError> {
