@@ -244,30 +244,35 @@ pub fn sector_of(db: &Database, name: &str) -> Result<Sector> {
     Ok(sector)
 }
 
-/// What `morris stats --distances --json` prints for `sectors`; `morris
-/// serve` answers `/api/distances` with it.
-pub fn distances_json(db: &Database, sectors: &[Sector], out: &mut impl Write) -> Result<()> {
+/// What `morris stats --distances --json` prints for `sectors`: an array
+/// of [`distances_object`]s.
+fn distances_json(db: &Database, sectors: &[Sector], out: &mut impl Write) -> Result<()> {
     writeln!(out, "[")?;
     for (i, &sector) in sectors.iter().enumerate() {
-        let d = db.table(sector)?.distances()?;
-        let pairs = |side: &[u64]| {
-            let rows: Vec<String> =
-                side.iter().enumerate().filter(|(_, &n)| n > 0).map(|(p, n)| format!("[{p}, {n}]")).collect();
-            format!("[{}]", rows.join(", "))
-        };
         let comma = if i + 1 < sectors.len() { "," } else { "" };
-        writeln!(
-            out,
-            "  {{\"sector\": {}, \"states\": {}, \"draws\": {}, \"wins\": {}, \"losses\": {}}}{comma}",
-            json::string(&sector.to_string()),
-            d.counts().states,
-            d.draws,
-            pairs(&d.wins),
-            pairs(&d.losses)
-        )?;
+        writeln!(out, "  {}{comma}", distances_object(db, sector)?)?;
     }
     writeln!(out, "]")?;
     Ok(())
+}
+
+/// The JSON object of one sector's distances; `morris serve` answers
+/// `/api/distances` with it.
+pub fn distances_object(db: &Database, sector: Sector) -> Result<String> {
+    let d = db.table(sector)?.distances()?;
+    let pairs = |side: &[u64]| {
+        let rows: Vec<String> =
+            side.iter().enumerate().filter(|(_, &n)| n > 0).map(|(p, n)| format!("[{p}, {n}]")).collect();
+        format!("[{}]", rows.join(", "))
+    };
+    Ok(format!(
+        "{{\"sector\": {}, \"states\": {}, \"draws\": {}, \"wins\": {}, \"losses\": {}}}",
+        json::string(&sector.to_string()),
+        d.counts().states,
+        d.draws,
+        pairs(&d.wins),
+        pairs(&d.losses)
+    ))
 }
 
 /// `sector value plies states` rows, a draw's plies `-`; distances with no

@@ -136,17 +136,13 @@ fn distances_of(reads: &mut Reads, target: &Target) -> Result<Reply, Reply> {
     if let Some(body) = reads.done.get(&key) {
         return Ok(Reply::json(body.clone()));
     }
-    let mut rows = Vec::new();
-    match stats::distances_json(db, &[sector], &mut rows) {
-        Ok(()) => {}
+    let body = match stats::distances_object(db, sector) {
+        Ok(object) => format!("{object}\n"),
         Err(e) if matches!(e.downcast_ref::<DbError>(), Some(DbError::Missing { .. })) => {
             return Err(Reply::error(404, &crate::one_line(&e)))
         }
         Err(e) => return Err(Reply::error(500, &crate::one_line(&e))),
-    }
-    // The one object of the array, without the brackets.
-    let text = String::from_utf8_lossy(&rows);
-    let body = format!("{}\n", text.trim().trim_start_matches('[').trim_end_matches(']').trim().trim_end_matches(','));
+    };
     reads.done.insert(key, body.clone().into_bytes());
     Ok(Reply::json(body.into_bytes()))
 }
