@@ -5,37 +5,25 @@
 //! One database is solved for the whole file: nine's moving phase with at
 //! most 7 stones on the board (sectors 3-3, 3-4, 4-3).
 
-use morris::database::{Database, Quiet};
+mod nine7;
+
+use morris::database::Database;
+use nine7::{db, nine};
 use morris::game::{Game, Repetition};
 use morris::index::Sector;
 use morris::position::{Color, Move, Position, State};
 use morris::query::{after, play_moves, Exactness, Query, QueryError, DRAW_LINE_PLIES};
 use morris::rules::{legal_moves, status, Status};
 use morris::value::Value;
-use morris::variant::Variant;
 use morris::verify::value_from_successors;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-const MAX_STONES: u32 = 7;
 const SECTORS: [(u8, u8); 3] = [(3, 3), (3, 4), (4, 3)];
 
-fn nine() -> Variant {
-    Variant::named("nine").unwrap()
-}
 
-/// The shared database, solved on first use.
-fn db() -> &'static Database {
-    static DB: OnceLock<Database> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap().keep();
-        let db = Database::new(dir, nine());
-        db.solve_moving(MAX_STONES, 2, &Quiet).unwrap();
-        db
-    })
-}
 
 fn dir() -> &'static Path {
     db().dir()

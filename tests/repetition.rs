@@ -9,32 +9,19 @@
 
 #[allow(dead_code)]
 mod common;
+mod nine7;
 
 use common::{command, text};
-use morris::database::{Database, Quiet};
+use nine7::{db, nine};
 use morris::game::{Game, Repetition};
 use morris::position::Position;
 use morris::query::{after, parse_move, Query};
 use morris::rules::{status, Status};
 use morris::value::Value;
-use morris::variant::Variant;
 use std::io::Write;
 use std::process::Stdio;
-use std::sync::OnceLock;
 
-fn nine() -> Variant {
-    Variant::named("nine").unwrap()
-}
 
-fn db() -> &'static Database {
-    static DB: OnceLock<Database> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap().keep();
-        let db = Database::new(dir, nine());
-        db.solve_moving(7, 2, &Quiet).unwrap();
-        db
-    })
-}
 
 /// Positions of 3 against 3 or 4 stones, nothing in hand, from a fixed
 /// pseudo-random sequence; only those where the game goes on.
