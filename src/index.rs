@@ -654,10 +654,10 @@ pub struct MoverFrame<'a> {
     which: u32,
 }
 
-impl SectorIndex<'_> {
+impl<'a> SectorIndex<'a> {
     /// The frame of the positions of this sector whose mover is `mover`.
     #[inline]
-    pub fn frame(&self, mover: Bits) -> MoverFrame<'_> {
+    pub fn frame(&self, mover: Bits) -> MoverFrame<'a> {
         debug_assert_eq!(mover.count_ones(), self.m);
         let (canonical, which) = canonical_set(&self.ix.syms, mover);
         MoverFrame {

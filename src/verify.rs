@@ -11,16 +11,17 @@
 //!   verify uses it for Lasker's placement, where moves mix with
 //!   placements.
 //! - [`MovingCheck`], for the moving phase, where nearly all the states
-//!   are: moves generated on bitboards as the solver's `init` does, the
-//!   quiet successors (which all share one mover, the state's opponent)
-//!   ranked in a [`MoverFrame`] canonicalised once per state, and the
-//!   successors' cells prefetched in a batch before any is read.
+//!   are: moves generated on bitboards as the solver's `init` does. A
+//!   sector is walked by the opponent's stones, and every successor's
+//!   mover is the state's opponent (or it less a captured stone), so the
+//!   successors are ranked in [`MoverFrame`]s canonicalised once per
+//!   opponent set, their cells prefetched in a batch before any is read,
+//!   and found in a few blocks that stay in cache.
 //! - [`PlacementCheck`], for the placement phase, the same way: every
 //!   empty point, its captures, and the quiet successors (whose mover is
-//!   again the state's opponent) ranked in one frame. It walks a sector by
-//!   the opponent's stones, as the placement solver does, so successor
-//!   reads stay in cache, but generates and ranks the placements with its
-//!   own code (the solver's one-pass ranks and mill masks are not used).
+//!   again the state's opponent) ranked in the same frames. It generates
+//!   and ranks the placements with its own code (the solver's one-pass
+//!   ranks and mill masks are not used).
 //!
 //! A [`Verifier`] walks the sectors in an order where neighbours read
 //! the same tables (the two sides of a pair; placement sectors that share
@@ -101,7 +102,8 @@ impl SectorCheck {
         a.states += b.states;
         a.mismatches += b.mismatches;
         a.examples.extend(b.examples);
-        // Chunks come back in slot order, so these are the first ones.
+        // Parts come back in the order of the walk, so these are the
+        // first ones it met.
         a.examples.truncate(EXAMPLES);
         (a, add_counts(ca, cb))
     }
@@ -282,6 +284,7 @@ fn for_each_chunk(
 /// cells of the sectors its moves lead to.
 pub struct MovingCheck<'a> {
     v: &'a Variant,
+    ix: &'a Indexer,
     sector: Sector,
     index: SectorIndex<'a>,
     flies: bool,
@@ -308,6 +311,7 @@ impl<'a> MovingCheck<'a> {
         };
         MovingCheck {
             v,
+            ix,
             sector,
             index: ix.sector(sector),
             flies: v.flies(sector.mover as u32, 0),
@@ -318,8 +322,14 @@ impl<'a> MovingCheck<'a> {
 
     /// Checks every canonical state of the sector against `own`, its
     /// stored cells; returns what it found and the counts of `own`.
+    ///
+    /// The sector is walked by the opponent's stones, as the placement
+    /// check does: every successor's mover is the state's opponent, or it
+    /// less a captured stone, so the successors' frames are made once per
+    /// opponent set and their cells come from a few blocks that stay in
+    /// cache.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
-        check_in_flight(&self.index, self.sector, own, || self.gathered(), |m, o, g| self.gather(m, o, g))
+        check_by_opponent(self.v, self.ix, &self.index, self.sector, own, |o| self.frames(o), || self.gathered(), |m, f, g| self.gather(m, f, g))
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it,
@@ -327,8 +337,14 @@ impl<'a> MovingCheck<'a> {
     /// a mismatch rather than wrapping.
     pub fn expected(&self, mover: Bits, opponent: Bits) -> u32 {
         let mut g = self.gathered();
-        self.gather(mover, opponent, &mut g);
+        self.gather(mover, &self.frames(opponent), &mut g);
         g.resolve()
+    }
+
+    /// What the successors of every state with the opponent's stones
+    /// `opponent` share: their movers, framed once.
+    fn frames(&self, opponent: Bits) -> OpponentFrames<'_> {
+        opponent_frames(self.v, &self.quiet.0, self.captures.as_ref().map(|(index, _)| index), opponent)
     }
 
     fn gathered(&self) -> Gathered<'a> {
@@ -340,12 +356,10 @@ impl<'a> MovingCheck<'a> {
     /// and asks for their cells; the state's value is then known without
     /// reads when the game ends.
     #[inline]
-    fn gather(&self, mover: Bits, opponent: Bits, g: &mut Gathered) {
+    fn gather(&self, mover: Bits, frames: &OpponentFrames, g: &mut Gathered) {
         g.clear();
         let board = self.v.board();
-        let empty = board.all() & !(mover | opponent);
-        let removable = board.removable(opponent);
-        let frame = self.quiet.0.frame(opponent);
+        let empty = board.all() & !(mover | frames.opponent);
         let mut any_move = false;
         for from in points(mover) {
             let targets = if self.flies { empty } else { empty & board.adjacent(from) };
@@ -353,22 +367,22 @@ impl<'a> MovingCheck<'a> {
                 any_move = true;
                 let own = mover ^ (1 << from) ^ (1 << to);
                 if !board.closes_mill(own, to) {
-                    g.quiet.add(quiet_slot(&frame, own), &mut g.best);
+                    g.quiet.add(quiet_slot(&frames.quiet, own), &mut g.best);
                     continue;
                 }
-                let Some((index, _)) = &self.captures else {
+                if self.captures.is_none() {
                     // The opponent is left with two stones: a win in 1,
                     // and nothing is faster.
                     g.known = Some(Cell::from(Value::Win(1)).0 as u32);
                     return;
-                };
-                for r in points(removable) {
-                    g.captures.add(index.rank(opponent ^ (1 << r), own), &mut g.best);
+                }
+                for frame in &frames.captures {
+                    g.captures.add(frame.rank(own), &mut g.best);
                 }
             }
         }
         if !any_move {
-            let full = mover | opponent == board.all();
+            let full = mover | frames.opponent == board.all();
             let cell = if full && self.v.full_board_draw() { Cell::DRAW } else { Cell::from(Value::Loss(0)) };
             g.known = Some(cell.0 as u32);
         }
@@ -376,51 +390,52 @@ impl<'a> MovingCheck<'a> {
 }
 
 /// Checks every canonical state of `index` against `own`, its stored
-/// cells, with the successors `gather` ranks; returns what it found and
-/// the counts of `own`.
+/// cells, with the successors `gather` ranks from the frames `frames`
+/// makes of the state's opponent stones; returns what it found and the
+/// counts of `own`.
 ///
-/// Two states are in flight: the successors of one are ranked and their
-/// cells prefetched while those of the one before, asked for a state
-/// earlier, are read. The reads then mostly find their lines in the cache
-/// instead of waiting on memory one state at a time.
-fn check_in_flight<'c>(
+/// The sector is walked by the opponent's stones: for each canonical
+/// opponent set, every mover set around it (the smallest of those a
+/// symmetry fixing the opponent maps onto each other). The successors of
+/// all these states share their movers (the opponent set, or it less a
+/// captured stone), so their frames are made once and their cells come
+/// from a few blocks of their tables that stay in cache, where slot
+/// order would scatter them; the state's own cell, ranked in full, is
+/// the one scattered read, prefetched before the successors are ranked.
+fn check_by_opponent<'c, F>(
+    v: &Variant,
+    ix: &Indexer,
     index: &SectorIndex,
     sector: Sector,
     own: &[u16],
+    frames: impl Fn(Bits) -> F + Sync,
     gathered: impl Fn() -> Gathered<'c> + Sync,
-    gather: impl Fn(Bits, Bits, &mut Gathered<'c>) + Sync,
+    gather: impl Fn(Bits, &F, &mut Gathered<'c>) + Sync,
 ) -> (SectorCheck, Counts) {
     assert_eq!(own.len() as u64, index.slots(), "cells of {sector}");
+    let (opponents, stabilisers) = ix.set_classes(sector.opponent as u32);
+    let all = v.board().all();
     let empty = || (SectorCheck { sector, ..Default::default() }, Counts::default());
-    let slots = index.slots();
-    (0..slots.div_ceil(CHUNK))
+    (0..opponents.len())
         .into_par_iter()
-        .map(|c| {
+        .map(|class| {
             let (mut check, mut counts) = empty();
-            let mut judge = |slot: u64, found: u32| {
+            let (opponent, stabiliser) = (opponents[class], stabilisers[class]);
+            let free = all & !opponent;
+            let frames = frames(opponent);
+            let mut g = gathered();
+            for_each_subset(free.count_ones(), sector.mover as u32, |_, compact| {
+                let mover = deposit_bits(compact, free);
+                if stabiliser != 1 && points(stabiliser & !1).any(|s| ix.symmetries().apply(s as usize, mover) < mover) {
+                    return;
+                }
+                let slot = index.rank(mover, opponent);
+                prefetch(&own[slot as usize]);
+                gather(mover, &frames, &mut g);
+                let found = g.resolve();
                 let stored = own[slot as usize];
-                if stored as u32 == found {
-                    tally(&mut counts, Value::from(Cell(stored)));
-                    check.states += 1;
-                } else {
-                    check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
-                }
-            };
-            let mut flight = [gathered(), gathered()];
-            let mut previous: Option<u64> = None;
-            let range = c * CHUNK..((c + 1) * CHUNK).min(slots);
-            index.for_each_in(range, |slot, mover, opponent| {
-                let [now, before] = &mut flight;
-                gather(mover, opponent, now);
-                if let Some(p) = previous {
-                    judge(p, before.resolve());
-                }
-                previous = Some(slot);
-                flight.swap(0, 1);
+                check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
             });
-            if let Some(p) = previous {
-                judge(p, flight[1].resolve());
-            }
             (check, counts)
         })
         .reduce(empty, SectorCheck::merge)
@@ -469,43 +484,10 @@ impl<'a> PlacementCheck<'a> {
     }
 
     /// Checks every canonical state of the sector against `own`, its
-    /// stored cells; returns what it found and the counts of `own`.
-    ///
-    /// The sector is walked by the opponent's stones: for each canonical
-    /// opponent set, every mover set around it (the smallest of those a
-    /// symmetry fixing the opponent maps onto each other). All their
-    /// successors' movers are that opponent set, or it less a captured
-    /// stone, so the successors' cells come from a few blocks of their
-    /// tables that stay in cache, where slot order would scatter them; the
-    /// state's own cell, ranked in full, is the one scattered read.
+    /// stored cells, walking it by the opponent's stones as the placement
+    /// solver does; returns what it found and the counts of `own`.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
-        assert_eq!(own.len() as u64, self.index.slots(), "cells of {}", self.sector);
-        let ix = self.ix;
-        let (opponents, stabilisers) = ix.set_classes(self.sector.opponent as u32);
-        let empty = || (SectorCheck { sector: self.sector, ..Default::default() }, Counts::default());
-        (0..opponents.len())
-            .into_par_iter()
-            .map(|class| {
-                let (mut check, mut counts) = empty();
-                let (opponent, stabiliser) = (opponents[class], stabilisers[class]);
-                let free = self.v.board().all() & !opponent;
-                let frames = self.frames(opponent);
-                let mut g = self.gathered();
-                for_each_subset(free.count_ones(), self.sector.mover as u32, |_, compact| {
-                    let mover = deposit_bits(compact, free);
-                    if stabiliser != 1 && points(stabiliser & !1).any(|s| ix.symmetries().apply(s as usize, mover) < mover) {
-                        return;
-                    }
-                    let slot = self.index.rank(mover, opponent);
-                    prefetch(&own[slot as usize]);
-                    self.gather(mover, &frames, &mut g);
-                    let found = g.resolve();
-                    let stored = own[slot as usize];
-                    check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
-                });
-                (check, counts)
-            })
-            .reduce(empty, SectorCheck::merge)
+        check_by_opponent(self.v, self.ix, &self.index, self.sector, own, |o| self.frames(o), || self.gathered(), |m, f, g| self.gather(m, f, g))
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it.
@@ -523,13 +505,7 @@ impl<'a> PlacementCheck<'a> {
     /// What the successors of every state with the opponent's stones
     /// `opponent` share: their movers, framed once.
     fn frames(&self, opponent: Bits) -> OpponentFrames<'_> {
-        let board = self.v.board();
-        let removable = board.removable(opponent);
-        let captures = match &self.captures {
-            Some((index, _)) if removable != 0 => points(removable).map(|r| index.frame(opponent ^ (1 << r))).collect(),
-            _ => Vec::new(),
-        };
-        OpponentFrames { opponent, quiet: self.quiet.0.frame(opponent), captures, can_capture: removable != 0 }
+        opponent_frames(self.v, &self.quiet.0, self.captures.as_ref().map(|(index, _)| index), opponent)
     }
 
     /// Ranks the successors of the state (`mover`, `frames.opponent`) into
@@ -558,15 +534,27 @@ impl<'a> PlacementCheck<'a> {
     }
 }
 
-/// The frames of a placement state's successors, by its opponent's stones:
-/// the quiet successors' mover is those stones, a capture's is them less
-/// the captured stone (one frame per stone that may be taken).
+/// The frames of a state's successors, by its opponent's stones: the
+/// quiet successors' mover is those stones, a capture's is them less the
+/// captured stone (one frame per stone that may be taken).
 struct OpponentFrames<'a> {
     opponent: Bits,
     quiet: MoverFrame<'a>,
     captures: Vec<MoverFrame<'a>>,
     /// Whether a mill takes a stone: the opponent has one on the board.
     can_capture: bool,
+}
+
+/// The frames of the successors of the states whose opponent holds
+/// `opponent`: quiet ones in `quiet`, captures in `captures` (none when
+/// every capture ends the game).
+fn opponent_frames<'a>(v: &Variant, quiet: &SectorIndex<'a>, captures: Option<&SectorIndex<'a>>, opponent: Bits) -> OpponentFrames<'a> {
+    let removable = v.board().removable(opponent);
+    let captures = match captures {
+        Some(index) if removable != 0 => points(removable).map(|r| index.frame(opponent ^ (1 << r))).collect(),
+        _ => Vec::new(),
+    };
+    OpponentFrames { opponent, quiet: quiet.frame(opponent), captures, can_capture: removable != 0 }
 }
 
 /// One state's successors between `gather` and `resolve`.

@@ -47,12 +47,27 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
         let captures = (sector.opponent > 3).then(|| cells[&Sector::moving(sector.opponent - 1, sector.mover)].as_slice());
         let fast = MovingCheck::new(v, &ix, sector, partner, captures);
         let index = ix.sector(sector);
+        let mut own = vec![u16::MAX; index.slots() as usize];
+        let mut canonical = 0;
         index.for_each_in(0..index.slots(), |slot, mover, opponent| {
             let state = State { mover, opponent, mover_hand: 0, opponent_hand: 0 };
             let slow = wide_cell(value_from_successors(v, &state, &lookup));
             assert_eq!(fast.expected(mover, opponent), slow, "{} {sector} slot {slot}", v.name());
-            compared += 1;
+            own[slot as usize] = u16::try_from(slow).unwrap();
+            canonical += 1;
         });
+        // The check's own walk: every canonical state once, no mismatch
+        // on cells that hold what it recomputes; one changed cell is one
+        // mismatch, at its slot.
+        let (found, counts) = fast.check_all(&own);
+        assert_eq!((found.states, found.mismatches), (canonical, 0), "{} {sector}", v.name());
+        assert_eq!(counts.states, canonical, "{} {sector}", v.name());
+        let slot = own.iter().rposition(|&c| c != u16::MAX).unwrap();
+        own[slot] = if own[slot] == 0 { 2 } else { 0 };
+        let (found, _) = fast.check_all(&own);
+        assert_eq!(found.mismatches, 1, "{} {sector}", v.name());
+        assert_eq!(found.examples[0].0, slot as u64, "{} {sector}", v.name());
+        compared += canonical;
     }
     compared
 }
