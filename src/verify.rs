@@ -44,7 +44,7 @@ use std::collections::HashMap;
 
 /// Slots handled by one rayon task.
 const CHUNK: u64 = 1 << 14;
-/// Mismatching states kept per sector as examples.
+/// Mismatching states kept per sector as examples (those of the lowest slots).
 const EXAMPLES: usize = 5;
 
 /// The value of `state` from the values of its successors (`lookup`
@@ -92,19 +92,25 @@ impl SectorCheck {
         self.states += 1;
         if stored != expected {
             self.mismatches += 1;
-            if self.examples.len() < EXAMPLES {
-                self.examples.push((slot, stored, expected));
+            self.examples.push((slot, stored, expected));
+            if self.examples.len() > EXAMPLES {
+                self.keep_first_examples();
             }
         }
+    }
+
+    /// Keeps the examples of the lowest slots: the walks do not go in
+    /// slot order, and the report should not depend on how they went.
+    fn keep_first_examples(&mut self) {
+        self.examples.sort_unstable_by_key(|&(slot, _, _)| slot);
+        self.examples.truncate(EXAMPLES);
     }
 
     fn merge((mut a, ca): (SectorCheck, Counts), (b, cb): (SectorCheck, Counts)) -> (SectorCheck, Counts) {
         a.states += b.states;
         a.mismatches += b.mismatches;
         a.examples.extend(b.examples);
-        // Parts come back in the order of the walk, so these are the
-        // first ones it met.
-        a.examples.truncate(EXAMPLES);
+        a.keep_first_examples();
         (a, add_counts(ca, cb))
     }
 }
