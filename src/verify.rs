@@ -292,7 +292,6 @@ pub struct MovingCheck<'a> {
     v: &'a Variant,
     ix: &'a Indexer,
     sector: Sector,
-    index: SectorIndex<'a>,
     flies: bool,
     /// The partner sector, where quiet moves lead.
     quiet: (SectorIndex<'a>, &'a [u16]),
@@ -319,7 +318,6 @@ impl<'a> MovingCheck<'a> {
             v,
             ix,
             sector,
-            index: ix.sector(sector),
             flies: v.flies(sector.mover as u32, 0),
             quiet: with_cells(partner(sector), partner_cells),
             captures,
@@ -327,15 +325,11 @@ impl<'a> MovingCheck<'a> {
     }
 
     /// Checks every canonical state of the sector against `own`, its
-    /// stored cells; returns what it found and the counts of `own`.
-    ///
-    /// The sector is walked by the opponent's stones, as the placement
-    /// check does: every successor's mover is the state's opponent, or it
-    /// less a captured stone, so the successors' frames are made once per
-    /// opponent set and their cells come from a few blocks that stay in
-    /// cache.
+    /// stored cells, walking it by the opponent's stones
+    /// ([`check_by_opponent`]); returns what it found and the counts of
+    /// `own`.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
-        check_by_opponent(self.v, self.ix, &self.index, self.sector, own, |o| self.frames(o), || self.gathered(), |m, f, g| self.gather(m, f, g))
+        check_by_opponent(self.v, self.ix, self.sector, own, |o| self.frames(o), || self.gathered(), |m, f, g| self.gather(m, f, g))
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it,
@@ -395,7 +389,7 @@ impl<'a> MovingCheck<'a> {
     }
 }
 
-/// Checks every canonical state of `index` against `own`, its stored
+/// Checks every canonical state of `sector` against `own`, its stored
 /// cells, with the successors `gather` ranks from the frames `frames`
 /// makes of the state's opponent stones; returns what it found and the
 /// counts of `own`.
@@ -411,13 +405,13 @@ impl<'a> MovingCheck<'a> {
 fn check_by_opponent<'c, F>(
     v: &Variant,
     ix: &Indexer,
-    index: &SectorIndex,
     sector: Sector,
     own: &[u16],
     frames: impl Fn(Bits) -> F + Sync,
     gathered: impl Fn() -> Gathered<'c> + Sync,
     gather: impl Fn(Bits, &F, &mut Gathered<'c>) + Sync,
 ) -> (SectorCheck, Counts) {
+    let index = ix.sector(sector);
     assert_eq!(own.len() as u64, index.slots(), "cells of {sector}");
     let (opponents, stabilisers) = ix.set_classes(sector.opponent as u32);
     let all = v.board().all();
@@ -456,7 +450,6 @@ pub struct PlacementCheck<'a> {
     v: &'a Variant,
     ix: &'a Indexer,
     sector: Sector,
-    index: SectorIndex<'a>,
     /// Where placements that capture nothing lead.
     quiet: (SectorIndex<'a>, &'a [u16]),
     /// Where captures lead; `None` when every capture ends the game.
@@ -480,7 +473,7 @@ impl<'a> PlacementCheck<'a> {
             (None, None) => None,
             _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
         };
-        PlacementCheck { v, ix, sector, index: ix.sector(sector), quiet: with_cells(quiet, quiet_cells), captures }
+        PlacementCheck { v, ix, sector, quiet: with_cells(quiet, quiet_cells), captures }
     }
 
     /// Whether a capture from `sector` leaves the opponent a game to play,
@@ -491,9 +484,10 @@ impl<'a> PlacementCheck<'a> {
 
     /// Checks every canonical state of the sector against `own`, its
     /// stored cells, walking it by the opponent's stones as the placement
-    /// solver does; returns what it found and the counts of `own`.
+    /// solver does ([`check_by_opponent`]); returns what it found and the
+    /// counts of `own`.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
-        check_by_opponent(self.v, self.ix, &self.index, self.sector, own, |o| self.frames(o), || self.gathered(), |m, f, g| self.gather(m, f, g))
+        check_by_opponent(self.v, self.ix, self.sector, own, |o| self.frames(o), || self.gathered(), |m, f, g| self.gather(m, f, g))
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it.
