@@ -400,8 +400,10 @@ impl<'a> MovingCheck<'a> {
 /// all these states share their movers (the opponent set, or it less a
 /// captured stone), so their frames are made once and their cells come
 /// from a few blocks of their tables that stay in cache, where slot
-/// order would scatter them; the state's own cell, ranked in full, is
-/// the one scattered read, prefetched before the successors are ranked.
+/// order would scatter them. The state's own cell is the one scattered
+/// read: the states are taken [`AHEAD`] at a time, their own slots ranked
+/// (from the opponent's images, made once) and fetched first, so the
+/// reads overlap with each other and with the successors' ranking.
 fn check_by_opponent<'c, F>(
     v: &Variant,
     ix: &Indexer,
@@ -415,6 +417,7 @@ fn check_by_opponent<'c, F>(
     assert_eq!(own.len() as u64, index.slots(), "cells of {sector}");
     let (opponents, stabilisers) = ix.set_classes(sector.opponent as u32);
     let all = v.board().all();
+    let images = ix.point_images();
     let empty = || (SectorCheck { sector, ..Default::default() }, Counts::default());
     (0..opponents.len())
         .into_par_iter()
@@ -423,22 +426,55 @@ fn check_by_opponent<'c, F>(
             let (opponent, stabiliser) = (opponents[class], stabilisers[class]);
             let free = all & !opponent;
             let frames = frames(opponent);
+            let opponent_images = images.map(|i| i.set(opponent));
+            let own_slot = |mover: Bits| match (images, &opponent_images) {
+                (Some(i), Some(o)) => index.rank_images(&i.set(mover), o),
+                _ => index.rank(mover, opponent),
+            };
             let mut g = gathered();
+            let mut pending = Pending::default();
+            let mut check_pending = |pending: &mut Pending| {
+                for k in 0..pending.len {
+                    let slot = own_slot(pending.movers[k]);
+                    prefetch(&own[slot as usize]);
+                    pending.slots[k] = slot;
+                }
+                for k in 0..pending.len {
+                    let (mover, slot) = (pending.movers[k], pending.slots[k]);
+                    gather(mover, &frames, &mut g);
+                    let found = g.resolve();
+                    check.note(&mut counts, slot, Value::from(Cell(own[slot as usize])), value_of_cell(found));
+                }
+                pending.len = 0;
+            };
             for_each_subset(free.count_ones(), sector.mover as u32, |_, compact| {
                 let mover = deposit_bits(compact, free);
                 if stabiliser != 1 && points(stabiliser & !1).any(|s| ix.symmetries().apply(s as usize, mover) < mover) {
                     return;
                 }
-                let slot = index.rank(mover, opponent);
-                prefetch(&own[slot as usize]);
-                gather(mover, &frames, &mut g);
-                let found = g.resolve();
-                let stored = own[slot as usize];
-                check.note(&mut counts, slot, Value::from(Cell(stored)), value_of_cell(found));
+                pending.movers[pending.len] = mover;
+                pending.len += 1;
+                if pending.len == AHEAD {
+                    check_pending(&mut pending);
+                }
             });
+            check_pending(&mut pending);
             (check, counts)
         })
         .reduce(empty, SectorCheck::merge)
+}
+
+/// States whose own cells are fetched together by [`check_by_opponent`]:
+/// enough for the reads to overlap, few enough that the first is still in
+/// cache when its turn comes.
+const AHEAD: usize = 32;
+
+/// The mover sets of states waiting for their check, and their own slots.
+#[derive(Default)]
+struct Pending {
+    movers: [Bits; AHEAD],
+    slots: [u64; AHEAD],
+    len: usize,
 }
 
 /// The forward check of one placement sector on bitboards, given the
