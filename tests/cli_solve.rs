@@ -249,6 +249,26 @@ fn twelve_up_to_8_stones_solves_and_verifies() {
     assert!(out.starts_with("twelve (flying at 4 stones)"), "{out}");
 }
 
+/// The committed per-sector figures of the 24-point games' moving phases
+/// (`data/VARIANT/moving.tsv`, printed by `stats --tsv` from the
+/// databases solved for the README) agree with what a solve here gives
+/// for their sectors up to 8 stones, and cover every moving sector once.
+#[test]
+fn committed_moving_figures_of_the_diagonal_board_games_agree_with_a_solve() {
+    for (variant, stones) in [("twelve", 12), ("eleven", 11), ("morabaraba", 12)] {
+        let path = format!("{}/data/{variant}/moving.tsv", env!("CARGO_MANIFEST_DIR"));
+        let committed = fs::read_to_string(&path).unwrap();
+        let (db, _) = solve_and_verify(&["--variant", variant], &["--phase", "moving", "--max-stones", "8"], 6);
+        let ours = ok(db.path(), &["stats", "--tsv", "--variant", variant]);
+        assert_eq!(committed.lines().next(), ours.lines().next(), "{path}: the same columns as stats --tsv");
+        let sides = stones - 2;
+        assert_eq!(committed.lines().count(), 1 + sides * sides, "{path}: one row per moving sector");
+        for row in ours.lines().skip(1) {
+            assert!(committed.lines().any(|l| l == row), "{row} is not in {path}");
+        }
+    }
+}
+
 #[test]
 fn five_and_six_whole_games_solve_and_verify_with_the_published_start_value() {
     let placement = |v| morris::sectors::placement_sectors(&Variant::named(v).unwrap()).len();
