@@ -221,6 +221,9 @@ fn missing_sector_hints_name_the_rules_and_lists_can_be_whole() {
     assert!(short.contains(": 3-4 3-5 3-6 3-7 3-8 3-9 4-3 4-4 4-5 4-6 4-7 4-8 ...\n"), "{short}");
     let out = ok(db.path(), &["verify", "--fly-at", "never", "--all"]);
     assert!(out.contains("not in the database, not checked (48): 3-4 3-5 ") && out.contains(" 9-8 9-9\n"), "{out}");
+    // A slice lists only its own missing sectors (of 6 and 7 stones).
+    let out = ok(db.path(), &["verify", "--fly-at", "never", "--max-stones", "7"]);
+    assert!(out.contains("\nnot in the database, not checked (2): 3-4 4-3\n"), "{out}");
     let json = ok(db.path(), &["stats", "--fly-at", "never", "--all", "--json"]);
     assert_eq!(json.matches("\"missing\": true").count(), 48, "{json}");
     assert!(json.contains("{\"sector\": \"9-9\", \"missing\": true}\n]\n"), "{json}");
