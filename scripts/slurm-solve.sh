@@ -9,7 +9,8 @@
 #
 # PHASE is `all` (default) or `moving`. The environment may set MORRIS
 # (the binary as the nodes see it; default: `morris` on their PATH),
-# THREADS (per task, default 2) and SBATCH_OPTIONS (added to every sbatch:
+# THREADS (per task, default 2), RULES (rule options after the variant,
+# such as `--fly-at 3`) and SBATCH_OPTIONS (added to every sbatch:
 # partition, time, memory - `morris plan` gives each job's memory).
 #
 # The job lists of the waves go to DB_DIR/slurm/wave-N.txt, one job id a
@@ -27,7 +28,8 @@ threads=${THREADS:-2}
 
 mkdir -p "$db/slurm"
 db=$(cd "$db" && pwd)
-rules=(--variant "$variant" --db "$db")
+# shellcheck disable=SC2206 # RULES is a list of options
+rules=(--variant "$variant" ${RULES:-} --db "$db")
 plan_options=(--phase "$phase")
 [[ -n $max_stones ]] && plan_options+=(--max-stones "$max_stones")
 
@@ -47,7 +49,7 @@ for wave in $(seq 0 "$last"); do
     previous=$(sbatch --parsable "${after[@]}" ${SBATCH_OPTIONS:-} \
         --job-name="morris-$variant-w$wave" --array="0-$((count - 1))" --cpus-per-task="$threads" \
         --output="$db/slurm/%x-%a.out" \
-        --wrap="job=\$(sed -n \"\$((SLURM_ARRAY_TASK_ID + 1))p\" '$list'); exec '$morris' --variant '$variant' --db '$db' solve --job \"\$job\" --threads $threads")
+        --wrap="job=\$(sed -n \"\$((SLURM_ARRAY_TASK_ID + 1))p\" '$list'); exec '$morris' ${rules[*]@Q} solve --job \"\$job\" --threads $threads")
     previous=${previous%%;*}
     echo "wave $wave: $count jobs, array $previous"
 done

@@ -41,9 +41,15 @@ fn six_moving_phase_verifies() {
 /// Solves a whole variant, moving phase and placement, and checks every table.
 fn solve_whole(v: Variant) -> Database {
     let stones = 2 * v.stones() as u32;
+    solve_both_phases(v, stones)
+}
+
+/// Solves both phases up to `stones` stones on the board and in hand, and
+/// checks every table.
+fn solve_both_phases(v: Variant, stones: u32) -> Database {
     let db = solve_and_verify(v, stones, 2);
     db.solve_placement(stones, 2, &Quiet).unwrap();
-    for sector in morris::sectors::placement_sectors(db.variant()) {
+    for sector in morris::solve::placement_order(db.variant(), stones) {
         let check = check_sector(&db, sector).unwrap();
         assert_eq!(check.mismatches, 0, "{} {sector}: {:?}", db.variant().name(), check.examples);
         assert!(check.counts_agree, "{sector}: header counts");
@@ -58,6 +64,34 @@ fn six_and_five_start_positions_are_draws() {
         let start = morris::Position::start(db.variant()).state();
         assert_eq!(db.value(&start).unwrap(), morris::Value::Draw, "{name}");
     }
+}
+
+/// Twelve Men's Morris with `--fly-at 3` has every rule of Morabaraba as
+/// this crate plays it (board, stones, flying, the full-board draw): their
+/// rules keys differ only in the name, and the solver gives every state
+/// the same value, in the moving phase and in the placement sectors that
+/// fit. The README quotes Morabaraba's verified start value for it on
+/// that ground. Twelve with its own flying at 4 differs in these sectors,
+/// so the comparison can tell two rule sets apart.
+#[test]
+fn twelve_flying_at_3_is_morabaraba() {
+    let twelve3 = Variant::named("twelve").unwrap().with_flying(Flying::AtMost(3));
+    let mora = Variant::named("morabaraba").unwrap();
+    assert_eq!(twelve3.rules_key().strip_prefix("twelve "), mora.rules_key().strip_prefix("morabaraba "));
+
+    let stones = 8;
+    let solve = |v: Variant| solve_both_phases(v, stones);
+    let (a, b, twelve4) = (solve(twelve3), solve(mora), solve(Variant::named("twelve").unwrap()));
+    let moving = moving_pairs(a.variant(), stones).into_iter().flat_map(|p| p.sectors());
+    let placement = morris::solve::placement_order(a.variant(), stones);
+    assert!(!placement.is_empty(), "some placement sectors have at most {stones} stones");
+    let mut differ_at_4 = 0;
+    for sector in moving.chain(placement) {
+        let cells = a.load_cells(sector).unwrap();
+        assert_eq!(cells, b.load_cells(sector).unwrap(), "{sector}: twelve at 3 against morabaraba");
+        differ_at_4 += (cells != twelve4.load_cells(sector).unwrap()) as usize;
+    }
+    assert!(differ_at_4 > 0, "flying at 4 changes some sector up to {stones} stones");
 }
 
 #[test]
