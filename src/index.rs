@@ -434,13 +434,54 @@ impl Images {
                 return (best, which as u32);
             }
         }
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2", not(target_feature = "avx512f")))]
+        {
+            // Safety: the target feature is there.
+            return unsafe { self.smallest_avx2() };
+        }
         #[allow(unreachable_code)]
+        self.smallest_scalar()
+    }
+
+    /// [`Images::smallest`] without vectors: the reference the vector
+    /// paths are tested against, and the path of other CPUs.
+    #[inline(always)]
+    fn smallest_scalar(&self) -> (Bits, u32) {
         let best = self.0.iter().copied().fold(Bits::MAX, Bits::min);
         let mut which = 0u32;
         for (s, &image) in self.0.iter().enumerate() {
             which |= ((image == best) as u32) << s;
         }
         (best, which)
+    }
+
+    /// [`Images::smallest`] in two AVX2 vectors of eight lanes, for the
+    /// CPUs without AVX-512 (the compiler's code for the scalar loops is a
+    /// chain of shuffles there too).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    // Built on AVX-512 CPUs too, where only the tests call it.
+    #[cfg_attr(any(target_feature = "avx512f", not(target_feature = "avx2")), allow(dead_code))]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn smallest_avx2(&self) -> (Bits, u32) {
+        use std::arch::x86_64::*;
+        // Safety (of the loads): `Images` is 64 bytes, aligned to 64.
+        let (low, high) = unsafe {
+            let p: *const __m256i = self.0.as_ptr().cast();
+            (_mm256_load_si256(p), _mm256_load_si256(p.add(1)))
+        };
+        // The minimum of all 16 lanes, spread to every lane by halving.
+        let mut min = _mm256_min_epu32(low, high);
+        min = _mm256_min_epu32(min, _mm256_permute2x128_si256::<0x01>(min, min));
+        min = _mm256_min_epu32(min, _mm256_shuffle_epi32::<0b01_00_11_10>(min));
+        min = _mm256_min_epu32(min, _mm256_shuffle_epi32::<0b10_11_00_01>(min));
+        let low_lanes = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(low, min))) as u32;
+        let high_lanes = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(high, min))) as u32;
+        let which = (low_lanes & 0xff) | (high_lanes & 0xff) << 8;
+        (_mm256_cvtsi256_si32(min) as Bits, which)
     }
 }
 
@@ -738,6 +779,37 @@ mod tests {
                 assert_eq!(colex_rank(set), rank);
                 assert_eq!(colex_unrank(rank, k), set);
             });
+        }
+    }
+
+    /// Lane sets with ties, equal lanes and the top bit set (the vector
+    /// paths compare unsigned), from a fixed pseudo-random sequence.
+    fn sample_images() -> Vec<Images> {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..100_000)
+            .map(|_| {
+                let spread = [u32::MAX, 1 << 31 | 0xff, 15, 1][(next() % 4) as usize];
+                let base = [0, 1 << 31, u32::MAX - 15][(next() % 3) as usize];
+                Images(std::array::from_fn(|_| base.wrapping_add(next() as u32 % spread.max(1))))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn smallest_image_agrees_with_the_scalar_reference() {
+        for images in sample_images() {
+            assert_eq!(images.smallest(), images.smallest_scalar(), "{images:x?}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // Safety: the CPU has AVX2.
+                assert_eq!(unsafe { images.smallest_avx2() }, images.smallest_scalar(), "{images:x?}");
+            }
         }
     }
 
