@@ -478,9 +478,10 @@ impl Images {
         min = _mm256_min_epu32(min, _mm256_permute2x128_si256::<0x01>(min, min));
         min = _mm256_min_epu32(min, _mm256_shuffle_epi32::<0b01_00_11_10>(min));
         min = _mm256_min_epu32(min, _mm256_shuffle_epi32::<0b10_11_00_01>(min));
+        // One bit per lane of each half (movemask sets only the low 8 bits).
         let low_lanes = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(low, min))) as u32;
         let high_lanes = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(high, min))) as u32;
-        let which = (low_lanes & 0xff) | (high_lanes & 0xff) << 8;
+        let which = low_lanes | high_lanes << 8;
         (_mm256_cvtsi256_si32(min) as Bits, which)
     }
 }
@@ -785,18 +786,12 @@ mod tests {
     /// Lane sets with ties, equal lanes and the top bit set (the vector
     /// paths compare unsigned), from a fixed pseudo-random sequence.
     fn sample_images() -> Vec<Images> {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::table::SplitMix64(0x9e37_79b9_7f4a_7c15);
         (0..100_000)
             .map(|_| {
-                let spread = [u32::MAX, 1 << 31 | 0xff, 15, 1][(next() % 4) as usize];
-                let base = [0, 1 << 31, u32::MAX - 15][(next() % 3) as usize];
-                Images(std::array::from_fn(|_| base.wrapping_add(next() as u32 % spread.max(1))))
+                let spread = [u32::MAX, 1 << 31 | 0xff, 15, 1][(rng.next() % 4) as usize];
+                let base = [0, 1 << 31, u32::MAX - 15][(rng.next() % 3) as usize];
+                Images(std::array::from_fn(|_| base.wrapping_add(rng.next() as u32 % spread)))
             })
             .collect()
     }

@@ -1003,10 +1003,11 @@ fn synthetic_value(rng: &mut SplitMix64) -> u16 {
     depth + 1
 }
 
-struct SplitMix64(u64);
+/// A small, fixed pseudo-random sequence for synthetic data and tests.
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
