@@ -31,10 +31,7 @@ fn table_figures() {
     };
     for block_cells in [4096, 16384, 65536] {
         for zstd_level in [3, 9] {
-            let options = WriteOptions {
-                block_cells,
-                zstd_level,
-            };
+            let options = WriteOptions { block_cells, zstd_level };
             let path = dir.path().join(format!("{block_cells}-{zstd_level}"));
             let t = Instant::now();
             write_table_with(&path, &info, &cells, &options).unwrap();

@@ -58,7 +58,8 @@ fn bench_sector(ix: &Indexer, sector: Sector, options: &Options) {
     let start = Instant::now();
     let index = ix.sector(sector);
     let tables = start.elapsed();
-    let positions = random_positions(options.samples, sector, 0x9e37_79b9_7f4a_7c15 ^ sector.mover as u64);
+    let positions =
+        random_positions(options.samples, sector, 0x9e37_79b9_7f4a_7c15 ^ sector.mover as u64);
     let mut slots = vec![0u64; positions.len()];
 
     let n = positions.len() as f64;

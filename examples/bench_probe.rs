@@ -45,28 +45,20 @@ fn main() {
     let variant = Variant::named("nine").expect("nine is a known variant");
     let (dir, temporary) = match &options.db {
         Some(dir) => (dir.clone(), false),
-        None => (
-            std::env::temp_dir().join(format!("morris-bench-probe-{}", std::process::id())),
-            true,
-        ),
+        None => {
+            (std::env::temp_dir().join(format!("morris-bench-probe-{}", std::process::id())), true)
+        }
     };
     let db = Database::new(&dir, variant.clone());
     let start = Instant::now();
-    let summary = db
-        .solve_moving(options.max_stones, 2, &Quiet)
-        .unwrap_or_else(|e| die(&e.to_string()));
-    let sectors: Vec<Sector> = moving_pairs(&variant, options.max_stones)
-        .iter()
-        .flat_map(|p| p.sectors())
-        .collect();
-    let bytes: u64 = sectors
-        .iter()
-        .map(|&s| db.table(s).map(|t| t.bytes_on_disk()).unwrap_or(0))
-        .sum();
-    let states: u64 = sectors
-        .iter()
-        .map(|&s| db.table(s).map(|t| t.info().counts.states).unwrap_or(0))
-        .sum();
+    let summary =
+        db.solve_moving(options.max_stones, 2, &Quiet).unwrap_or_else(|e| die(&e.to_string()));
+    let sectors: Vec<Sector> =
+        moving_pairs(&variant, options.max_stones).iter().flat_map(|p| p.sectors()).collect();
+    let bytes: u64 =
+        sectors.iter().map(|&s| db.table(s).map(|t| t.bytes_on_disk()).unwrap_or(0)).sum();
+    let states: u64 =
+        sectors.iter().map(|&s| db.table(s).map(|t| t.info().counts.states).unwrap_or(0)).sum();
     println!(
         "probe: nine, moving phase up to {} stones: {} sectors, {} states, {} bytes on disk ({:.2} bits/state){}",
         options.max_stones,
@@ -81,10 +73,7 @@ fn main() {
         }
     );
     let positions = random_positions(&variant, &db, &sectors, options.samples, 0x5eed_0f9c_e5e5);
-    println!(
-        "{} random positions, latencies as median / 99th percentile",
-        positions.len()
-    );
+    println!("{} random positions, latencies as median / 99th percentile", positions.len());
 
     // Cold: a new Database per probe, so the probe opens the table (map,
     // header, offsets) and decompresses one block; first with the index
@@ -187,27 +176,18 @@ fn bench_process(
         let mut times = Vec::new();
         for p in positions.iter().cycle().take(runs) {
             let mut cmd = Command::new(morris);
-            cmd.arg("--db")
-                .arg(dir)
-                .arg("query")
-                .arg(p.notation(variant));
+            cmd.arg("--db").arg(dir).arg("query").arg(p.notation(variant));
             if json {
                 cmd.arg("--json");
             }
             let t = Instant::now();
-            let out = cmd
-                .output()
-                .unwrap_or_else(|e| die(&format!("{}: {e}", morris.display())));
+            let out = cmd.output().unwrap_or_else(|e| die(&format!("{}: {e}", morris.display())));
             times.push(t.elapsed());
             if !out.status.success() {
                 die(&String::from_utf8_lossy(&out.stderr));
             }
         }
-        let what = if json {
-            "morris query --json, process"
-        } else {
-            "morris query, process"
-        };
+        let what = if json { "morris query --json, process" } else { "morris query, process" };
         report(&format!("{what} start to answer ({runs} runs)"), &mut times);
     }
 }
@@ -215,11 +195,7 @@ fn bench_process(
 fn report(what: &str, times: &mut [Duration]) {
     times.sort();
     let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-    println!(
-        "  {what:<48} {:>10} / {:>10}",
-        show(at(0.5)),
-        show(at(0.99))
-    );
+    println!("  {what:<48} {:>10} / {:>10}", show(at(0.5)), show(at(0.99)));
 }
 
 fn show(d: Duration) -> String {
@@ -245,10 +221,8 @@ fn random_positions(
     count: usize,
     seed: u64,
 ) -> Vec<State> {
-    let weights: Vec<u64> = sectors
-        .iter()
-        .map(|&s| db.table(s).map(|t| t.info().counts.states).unwrap_or(0))
-        .collect();
+    let weights: Vec<u64> =
+        sectors.iter().map(|&s| db.table(s).map(|t| t.info().counts.states).unwrap_or(0)).collect();
     let total: u64 = weights.iter().sum();
     let points = variant.board().points() as u32;
     let mut rng = XorShift(seed);
@@ -266,24 +240,13 @@ fn random_positions(
                 .map_or(sectors[0], |(s, _)| *s);
             let mover = rng.subset(points, sector.mover as u32, 0);
             let opponent = rng.subset(points, sector.opponent as u32, mover);
-            State {
-                mover,
-                opponent,
-                mover_hand: 0,
-                opponent_hand: 0,
-            }
+            State { mover, opponent, mover_hand: 0, opponent_hand: 0 }
         })
         .collect()
 }
 
 fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
-    let mut options = Options {
-        max_stones: 9,
-        db: None,
-        samples: 10_000,
-        morris: None,
-        runs: 20,
-    };
+    let mut options = Options { max_stones: 9, db: None, samples: 10_000, morris: None, runs: 20 };
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         let number = |v: String| v.parse::<usize>().map_err(|_| format!("{v}: not a number"));

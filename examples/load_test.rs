@@ -37,7 +37,8 @@ fn main() {
         .collect();
     std::thread::sleep(Duration::from_secs(seconds));
     stop.store(true, Ordering::Relaxed);
-    let mut latencies: Vec<Duration> = workers.into_iter().flat_map(|w| w.join().expect("a client")).collect();
+    let mut latencies: Vec<Duration> =
+        workers.into_iter().flat_map(|w| w.join().expect("a client")).collect();
     let elapsed = started.elapsed();
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
@@ -77,7 +78,8 @@ fn client(addr: &str, targets: &[String], first: usize, stop: &AtomicBool) -> Ve
 /// The `/api/query` targets: the start, the position after each of its
 /// moves, and those along its perfect-play line.
 fn targets(addr: &str, variant: &str) -> Vec<String> {
-    let target = |position: &str| format!("/api/query?variant={variant}&position={}", encode(position));
+    let target =
+        |position: &str| format!("/api/query?variant={variant}&position={}", encode(position));
     let (status, body) = get(addr, &target("start"));
     assert_eq!(status, 200, "the start of {variant}: {body}");
     let start: serde_json::Value = serde_json::from_str(&body).expect("JSON");
@@ -85,9 +87,13 @@ fn targets(addr: &str, variant: &str) -> Vec<String> {
     for m in start["moves"].as_array().expect("moves") {
         targets.push(target(m["position"].as_str().expect("a position")));
     }
-    let line: Vec<&str> = start["line"].as_array().expect("a line").iter().filter_map(|m| m.as_str()).collect();
+    let line: Vec<&str> =
+        start["line"].as_array().expect("a line").iter().filter_map(|m| m.as_str()).collect();
     for n in 1..=line.len() {
-        targets.push(format!("/api/query?variant={variant}&position=start&moves={}", encode(&line[..n].join(" "))));
+        targets.push(format!(
+            "/api/query?variant={variant}&position=start&moves={}",
+            encode(&line[..n].join(" "))
+        ));
     }
     targets
 }

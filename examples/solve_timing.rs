@@ -13,7 +13,9 @@ impl PairProgress for Print {
             r.states as f64 / total.as_secs_f64() / 1e6, r.edges as f64 / r.propagate.as_secs_f64() / 1e6
         );
     }
-    fn phases(&self) -> &dyn Progress { &Silent }
+    fn phases(&self) -> &dyn Progress {
+        &Silent
+    }
 }
 
 fn main() {

@@ -24,7 +24,8 @@ use crate::solve::moving::chunk_count;
 use crate::solve::placement;
 use crate::solve::plan::Job;
 use crate::solve::{
-    self, moving_pairs, placement_order, MovingPair, PairReport, Progress, ResumePoint, SolveError, SolvedSector, WorkingSector,
+    self, moving_pairs, placement_order, MovingPair, PairReport, Progress, ResumePoint, SolveError,
+    SolvedSector, WorkingSector,
 };
 use crate::table::{max_table_bytes, write_table, Table, TableError, TableInfo};
 use crate::value::{Cell, Value};
@@ -60,7 +61,14 @@ pub enum DbError {
     #[error("job {job} is being solved in {} by {holder}", dir.display())]
     JobBusy { job: String, dir: PathBuf, holder: String },
     #[error("job {job} of {variant} needs sector {sector}, which is not in the database {}: solve job {needed} first (`morris solve --variant {variant}{rules} --job {needed} --db {}`)", dir.display(), dir.display())]
-    MissingDependency { job: String, variant: String, rules: String, sector: String, needed: String, dir: PathBuf },
+    MissingDependency {
+        job: String,
+        variant: String,
+        rules: String,
+        sector: String,
+        needed: String,
+        dir: PathBuf,
+    },
     #[error("database {} is not writable, so it cannot be solved into (queries still work): {source}", dir.display())]
     ReadOnly { dir: PathBuf, source: std::io::Error },
     #[error("not enough space in {} for {what}: it needs {needed} bytes ({why}), {free} are free; free some and run the same command again", dir.display())]
@@ -194,7 +202,10 @@ impl Database {
     /// An error naming the first moving-phase sector with at most
     /// `max_stones` on the board that has no table, if there is one.
     pub fn check_moving_phase(&self, max_stones: u32) -> Result<(), DbError> {
-        let missing = moving_pairs(&self.variant, max_stones).into_iter().flat_map(|p| p.sectors()).find(|&s| !self.has(s));
+        let missing = moving_pairs(&self.variant, max_stones)
+            .into_iter()
+            .flat_map(|p| p.sectors())
+            .find(|&s| !self.has(s));
         match missing {
             Some(sector) => Err(self.missing_for(sector, max_stones)),
             None => Ok(()),
@@ -224,7 +235,8 @@ impl Database {
     pub fn load_cells_huge(&self, sector: Sector) -> Result<HugeCells, DbError> {
         let table = self.table(sector)?;
         let slots = table.info().slots as usize;
-        let mut cells = HugeCells::zeroed(slots).map_err(io_error(&self.table_path(sector), "allocate memory for the cells"))?;
+        let mut cells = HugeCells::zeroed(slots)
+            .map_err(io_error(&self.table_path(sector), "allocate memory for the cells"))?;
         table.read_all_into(&mut cells)?;
         Ok(cells)
     }
@@ -249,7 +261,9 @@ impl Database {
             ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
                 DbError::ReadOnly { dir: self.dir.clone(), source }
             }
-            _ => DbError::Io { path: self.dir.clone(), op: "create the database directory", source },
+            _ => {
+                DbError::Io { path: self.dir.clone(), op: "create the database directory", source }
+            }
         })
     }
 
@@ -268,7 +282,9 @@ impl Database {
                 "an unfinished write of an interrupted run".to_string()
             } else if name.ends_with(".work") {
                 "working cells of an interrupted run, recomputed when needed".to_string()
-            } else if let Some(sector) = name.strip_prefix(&prefix).and_then(|n| n.strip_suffix(".ckpt")) {
+            } else if let Some(sector) =
+                name.strip_prefix(&prefix).and_then(|n| n.strip_suffix(".ckpt"))
+            {
                 match self.foreign_checkpoint(sector, &path) {
                     Ok(depth) => {
                         notes.push(format!("kept {name}: the checkpoint of an interrupted run at depth {depth}, used when its pair is solved"));
@@ -292,8 +308,14 @@ impl Database {
         let pair = moving_pairs(&self.variant, u32::MAX)
             .into_iter()
             .find(|p| p.sectors()[0].to_string() == sector)
-            .ok_or_else(|| format!("named after {sector}, not the first sector of a pair of {}", self.variant.name()))?;
-        let (header, _) = checkpoint::read_header(path).map_err(|e| format!("that cannot be read ({e})"))?;
+            .ok_or_else(|| {
+                format!(
+                    "named after {sector}, not the first sector of a pair of {}",
+                    self.variant.name()
+                )
+            })?;
+        let (header, _) =
+            checkpoint::read_header(path).map_err(|e| format!("that cannot be read ({e})"))?;
         match header.mismatch(&self.checkpoint_header(pair, 0)) {
             Some(why) => Err(why),
             None => Ok(header.depth),
@@ -306,13 +328,21 @@ impl Database {
         let slots: Vec<u64> = sectors.iter().map(|&s| self.indexer.sector(s).slots()).collect();
         let chunks = slots.iter().map(|&s| chunk_count(s)).collect();
         let names = sectors.iter().map(|s| s.to_string()).collect();
-        checkpoint::Header::new(self.variant.rules_key(), names, INDEX_VERSION, slots, chunks, depth)
+        checkpoint::Header::new(
+            self.variant.rules_key(),
+            names,
+            INDEX_VERSION,
+            slots,
+            chunks,
+            depth,
+        )
     }
 
     /// Fails unless the file system of the directory has `needed` bytes
     /// free for `what`.
     fn check_space(&self, what: String, why: &'static str, needed: u64) -> Result<(), DbError> {
-        let free = space::free_bytes(&self.dir).map_err(io_error(&self.dir, "find the free space"))?;
+        let free =
+            space::free_bytes(&self.dir).map_err(io_error(&self.dir, "find the free space"))?;
         if free < needed {
             return Err(DbError::NoSpace { dir: self.dir.clone(), what, why, needed, free });
         }
@@ -324,7 +354,9 @@ impl Database {
     fn no_space_or(&self, what: String, why: &'static str, needed: u64, err: DbError) -> DbError {
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&err);
         while let Some(e) = cause {
-            if e.downcast_ref::<std::io::Error>().and_then(|io| io.raw_os_error()) == Some(libc::ENOSPC) {
+            if e.downcast_ref::<std::io::Error>().and_then(|io| io.raw_os_error())
+                == Some(libc::ENOSPC)
+            {
                 let free = space::free_bytes(&self.dir).unwrap_or(0);
                 return DbError::NoSpace { dir: self.dir.clone(), what, why, needed, free };
             }
@@ -336,7 +368,12 @@ impl Database {
     /// Solves every moving-phase pair with at most `max_stones` stones on
     /// the board that has no tables yet, on `threads` threads. Takes the
     /// directory's lock first (see [`Database::begin_solve`]).
-    pub fn solve_moving(&self, max_stones: u32, threads: usize, progress: &dyn PairProgress) -> Result<SolveSummary, DbError> {
+    pub fn solve_moving(
+        &self,
+        max_stones: u32,
+        threads: usize,
+        progress: &dyn PairProgress,
+    ) -> Result<SolveSummary, DbError> {
         for note in self.begin_solve()? {
             progress.note(&note);
         }
@@ -363,7 +400,12 @@ impl Database {
     /// the board and in hand that has no table yet, after the moving
     /// phase it leads to. Sectors come in order of stones in hand, fewest
     /// first, so each one's successors are solved before it.
-    pub fn solve_placement(&self, max_stones: u32, threads: usize, progress: &dyn PairProgress) -> Result<PlacementSummary, DbError> {
+    pub fn solve_placement(
+        &self,
+        max_stones: u32,
+        threads: usize,
+        progress: &dyn PairProgress,
+    ) -> Result<PlacementSummary, DbError> {
         for note in self.begin_solve()? {
             progress.note(&note);
         }
@@ -377,9 +419,17 @@ impl Database {
                 continue;
             }
             if progress.phases().cancelled() {
-                return Err(DbError::Interrupted(format!("stopped before placement sector {sector}")));
+                return Err(DbError::Interrupted(format!(
+                    "stopped before placement sector {sector}"
+                )));
             }
-            let report = self.solve_placement_sector(sector, &pool, progress, (i + 1, sectors.len()), &mut loaded)?;
+            let report = self.solve_placement_sector(
+                sector,
+                &pool,
+                progress,
+                (i + 1, sectors.len()),
+                &mut loaded,
+            )?;
             summary.solved.push((sector, report));
         }
         Ok(summary)
@@ -415,12 +465,21 @@ impl Database {
         let loaded_at = std::time::Instant::now();
         let mut cells = HugeCells::zeroed(slots as usize)
             .map_err(io_error(&self.table_path(sector), "allocate memory for the working cells"))?;
-        let result =
-            pool.install(|| placement::solve_sector(&self.variant, &self.indexer, sector, &successors, &mut cells, progress.phases()));
+        let result = pool.install(|| {
+            placement::solve_sector(
+                &self.variant,
+                &self.indexer,
+                sector,
+                &successors,
+                &mut cells,
+                progress.phases(),
+            )
+        });
         let walked_at = std::time::Instant::now();
         let written = result.map_err(DbError::from).and_then(|(counts, edges)| {
-            self.write(sector, counts.clone(), &cells)
-                .map_err(|e| self.no_space_or(format!("placement sector {sector}"), PLACEMENT_TABLE, needed, e))?;
+            self.write(sector, counts.clone(), &cells).map_err(|e| {
+                self.no_space_or(format!("placement sector {sector}"), PLACEMENT_TABLE, needed, e)
+            })?;
             Ok((counts, edges))
         });
         drop(cells);
@@ -444,7 +503,12 @@ impl Database {
     }
 
     /// Writes the finished table of `sector`.
-    fn write(&self, sector: Sector, counts: crate::table::Counts, cells: &[u16]) -> Result<(), DbError> {
+    fn write(
+        &self,
+        sector: Sector,
+        counts: crate::table::Counts,
+        cells: &[u16],
+    ) -> Result<(), DbError> {
         let info = TableInfo {
             rules: self.variant.rules_key(),
             sector: sector.to_string(),
@@ -482,7 +546,9 @@ impl Database {
     /// What `job` needs while it runs, by the bounds the solve itself
     /// uses, whatever the directory holds now.
     pub fn job_needs(&self, job: Job) -> JobNeeds {
-        let cells = |sectors: Vec<Sector>| -> u64 { sectors.iter().map(|&s| 2 * self.indexer.sector(s).slots()).sum() };
+        let cells = |sectors: Vec<Sector>| -> u64 {
+            sectors.iter().map(|&s| 2 * self.indexer.sector(s).slots()).sum()
+        };
         let disk = match job {
             Job::Pair(pair) => {
                 let (tables, checkpoints) = self.pair_space(pair);
@@ -503,13 +569,20 @@ impl Database {
     /// A job whose tables are all there is not solved again; a job whose
     /// dependencies are not all there is refused, naming the first
     /// missing one, before anything is done.
-    pub fn solve_job(&self, job: Job, threads: usize, progress: &dyn PairProgress) -> Result<JobOutcome, DbError> {
+    pub fn solve_job(
+        &self,
+        job: Job,
+        threads: usize,
+        progress: &dyn PairProgress,
+    ) -> Result<JobOutcome, DbError> {
         self.create_dir()?;
         let _shared = lock::lock_shared(&self.dir)?;
-        let _own = lock::lock_job(&self.dir, &format!("{}-{job}", self.variant.name()), &job.to_string())?;
+        let _own =
+            lock::lock_job(&self.dir, &format!("{}-{job}", self.variant.name()), &job.to_string())?;
         // A table of the job that exists but does not open (other rules,
         // damage) is an error, not something to overwrite.
-        let present: Vec<Sector> = job.sectors().into_iter().filter(|&s| self.table_path(s).exists()).collect();
+        let present: Vec<Sector> =
+            job.sectors().into_iter().filter(|&s| self.table_path(s).exists()).collect();
         for &sector in &present {
             self.table(sector)?;
         }
@@ -530,7 +603,9 @@ impl Database {
                 progress.end_pair(&pair.to_string(), &report);
                 report
             }
-            Job::Placement(sector) => self.solve_placement_sector(sector, &pool, progress, (1, 1), &mut Vec::new())?,
+            Job::Placement(sector) => {
+                self.solve_placement_sector(sector, &pool, progress, (1, 1), &mut Vec::new())?
+            }
         };
         Ok(JobOutcome::Solved(report))
     }
@@ -548,17 +623,27 @@ impl Database {
 
     /// Solves one pair in `pool`. Notes go out from the calling thread
     /// only: a progress may print, and the caller may hold stdout.
-    fn solve_pair(&self, pair: MovingPair, pool: &rayon::ThreadPool, progress: &dyn PairProgress) -> Result<PairReport, DbError> {
+    fn solve_pair(
+        &self,
+        pair: MovingPair,
+        pool: &rayon::ThreadPool,
+        progress: &dyn PairProgress,
+    ) -> Result<PairReport, DbError> {
         let sectors = pair.sectors();
         let needed = self.pair_bytes(pair);
         self.check_space(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed)?;
         let began = std::time::Instant::now();
         // Captures read these at random: on huge pages.
         let deps: Vec<(Sector, HugeCells)> = pool.install(|| {
-            pair.dependencies().into_iter().map(|s| Ok((s, self.load_cells_huge(s)?))).collect::<Result<_, DbError>>()
+            pair.dependencies()
+                .into_iter()
+                .map(|s| Ok((s, self.load_cells_huge(s)?)))
+                .collect::<Result<_, DbError>>()
         })?;
-        let solved: Vec<SolvedSector> = deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: c }).collect();
-        let mut maps = sectors.iter().map(|&s| self.working_memory(s)).collect::<Result<Vec<_>, _>>()?;
+        let solved: Vec<SolvedSector> =
+            deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: c }).collect();
+        let mut maps =
+            sectors.iter().map(|&s| self.working_memory(s)).collect::<Result<Vec<_>, _>>()?;
         let resume = self.load_checkpoint(pair, &mut maps, progress)?;
         let slots = |s: Sector| self.indexer.sector(s).slots() as usize;
         let sides: Vec<WorkingSector> = sectors
@@ -578,8 +663,16 @@ impl Database {
             needed,
         };
         let loaded = began.elapsed();
-        let result =
-            pool.install(|| solve::solve_pair(&self.variant, &self.indexer, &sides, &solved, &hooks, resume.as_ref()));
+        let result = pool.install(|| {
+            solve::solve_pair(
+                &self.variant,
+                &self.indexer,
+                &sides,
+                &solved,
+                &hooks,
+                resume.as_ref(),
+            )
+        });
         let mut report = match result {
             Ok(report) => report,
             Err(SolveError::Interrupted(_)) => return Err(hooks.interrupted(pair)),
@@ -589,8 +682,12 @@ impl Database {
         report.load = loaded;
         let writing = std::time::Instant::now();
         for ((sector, map), (_, counts)) in sectors.iter().zip(&maps).zip(&report.counts) {
-            pool.install(|| self.write(*sector, counts.clone(), &plain_cells(map)[..slots(*sector)]))
-                .map_err(|e| self.no_space_or(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed, e))?;
+            pool.install(|| {
+                self.write(*sector, counts.clone(), &plain_cells(map)[..slots(*sector)])
+            })
+            .map_err(|e| {
+                self.no_space_or(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed, e)
+            })?;
         }
         report.write = writing.elapsed();
         // Only now that both tables are in place is the checkpoint useless.
@@ -609,7 +706,8 @@ impl Database {
     /// every edge.
     fn working_memory(&self, sector: Sector) -> Result<MmapMut, DbError> {
         let bytes = self.indexer.sector(sector).slots().max(1) as usize * 2;
-        let map = MmapMut::map_anon(bytes).map_err(io_error(&self.dir, "allocate the working memory"))?;
+        let map =
+            MmapMut::map_anon(bytes).map_err(io_error(&self.dir, "allocate the working memory"))?;
         // Only advice: a kernel without huge pages runs the same, slower.
         let _ = map.advise(memmap2::Advice::HugePage);
         Ok(map)
@@ -618,14 +716,22 @@ impl Database {
     /// The resume point of `pair` from its checkpoint, with the cells
     /// read into `maps`, when it has a usable one; a checkpoint that
     /// cannot be used is removed, saying why.
-    fn load_checkpoint(&self, pair: MovingPair, maps: &mut [MmapMut], progress: &dyn PairProgress) -> Result<Option<ResumePoint>, DbError> {
+    fn load_checkpoint(
+        &self,
+        pair: MovingPair,
+        maps: &mut [MmapMut],
+        progress: &dyn PairProgress,
+    ) -> Result<Option<ResumePoint>, DbError> {
         let path = self.checkpoint_path(pair);
         if !path.exists() {
             return Ok(None);
         }
         match self.read_checkpoint(pair, &path, maps) {
             Ok(point) => {
-                progress.note(&format!("pair {pair}: resuming from its checkpoint at depth {}", point.depth));
+                progress.note(&format!(
+                    "pair {pair}: resuming from its checkpoint at depth {}",
+                    point.depth
+                ));
                 Ok(Some(point))
             }
             Err(why) => {
@@ -636,26 +742,41 @@ impl Database {
         }
     }
 
-    fn read_checkpoint(&self, pair: MovingPair, path: &Path, maps: &mut [MmapMut]) -> Result<ResumePoint, String> {
+    fn read_checkpoint(
+        &self,
+        pair: MovingPair,
+        path: &Path,
+        maps: &mut [MmapMut],
+    ) -> Result<ResumePoint, String> {
         let (header, input) = checkpoint::read_header(path).map_err(|e| e.to_string())?;
         if let Some(why) = header.mismatch(&self.checkpoint_header(pair, 0)) {
             return Err(why);
         }
-        let mut cells: Vec<&mut [u8]> = maps.iter_mut().zip(&header.slots).map(|(m, &s)| &mut m[..2 * s as usize]).collect();
+        let mut cells: Vec<&mut [u8]> =
+            maps.iter_mut().zip(&header.slots).map(|(m, &s)| &mut m[..2 * s as usize]).collect();
         let sides = checkpoint::read_body(&header, input, &mut cells).map_err(|e| e.to_string())?;
         Ok(ResumePoint { depth: header.depth, sides })
     }
 
     /// Writes the checkpoint of a pair: to `.tmp`, then renamed, then the
     /// directory synced.
-    fn write_checkpoint(&self, pair: MovingPair, cells: &[&[u8]], point: &ResumePoint) -> Result<(), DbError> {
+    fn write_checkpoint(
+        &self,
+        pair: MovingPair,
+        cells: &[&[u8]],
+        point: &ResumePoint,
+    ) -> Result<(), DbError> {
         let (tmp, path) = (self.checkpoint_tmp(pair), self.checkpoint_path(pair));
-        if let Err(source) = checkpoint::write(&tmp, self.checkpoint_header(pair, point.depth), cells, &point.sides) {
+        if let Err(source) =
+            checkpoint::write(&tmp, self.checkpoint_header(pair, point.depth), cells, &point.sides)
+        {
             let _ = fs::remove_file(&tmp);
             return Err(DbError::Io { path: tmp, op: "write the checkpoint", source });
         }
         fs::rename(&tmp, &path).map_err(io_error(&path, "rename the checkpoint into place"))?;
-        fs::File::open(&self.dir).and_then(|d| d.sync_all()).map_err(io_error(&self.dir, "sync the directory"))
+        fs::File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io_error(&self.dir, "sync the directory"))
     }
 }
 
@@ -681,11 +802,20 @@ impl Checkpoints<'_> {
     /// pair stands.
     fn interrupted(&self, pair: MovingPair) -> DbError {
         if let Some(err) = self.error.lock().unwrap().take() {
-            return self.db.no_space_or(format!("the checkpoint of pair {pair}"), CHECKPOINTS_AND_TABLES, self.needed, err);
+            return self.db.no_space_or(
+                format!("the checkpoint of pair {pair}"),
+                CHECKPOINTS_AND_TABLES,
+                self.needed,
+                err,
+            );
         }
         match *self.saved.lock().unwrap() {
-            Some(depth) => DbError::Interrupted(format!("stopped in pair {pair}; its checkpoint at depth {depth} is kept")),
-            None => DbError::Interrupted(format!("stopped in pair {pair}, which starts again from its beginning (no checkpoint yet)")),
+            Some(depth) => DbError::Interrupted(format!(
+                "stopped in pair {pair}; its checkpoint at depth {depth} is kept"
+            )),
+            None => DbError::Interrupted(format!(
+                "stopped in pair {pair}, which starts again from its beginning (no checkpoint yet)"
+            )),
         }
     }
 }

@@ -98,9 +98,12 @@ impl Game {
     /// threefold, only once `next` occurs for the third time.
     fn repeats(&self, earlier: &[Position], next: &Position) -> Option<usize> {
         match self.rule {
-            Repetition::Board => earlier.iter().position(|p| p.white == next.white && p.black == next.black),
+            Repetition::Board => {
+                earlier.iter().position(|p| p.white == next.white && p.black == next.black)
+            }
             Repetition::Threefold => {
-                let same: Vec<usize> = (0..earlier.len()).filter(|&i| earlier[i] == *next).collect();
+                let same: Vec<usize> =
+                    (0..earlier.len()).filter(|&i| earlier[i] == *next).collect();
                 (same.len() >= 2).then(|| same[0])
             }
         }
@@ -118,7 +121,9 @@ impl Game {
     /// [`Query::choose_move`] would pick.
     pub fn choose_move(&self, query: &Query) -> Result<Option<MoveValue>, QueryError> {
         let position = *self.position();
-        if status(query.variant(), &position.state()) != Status::Playing || self.repeated().is_some() {
+        if status(query.variant(), &position.state()) != Status::Playing
+            || self.repeated().is_some()
+        {
             return Ok(None);
         }
         let moves = query.moves(&position)?;
@@ -132,8 +137,11 @@ impl Game {
         }
         let Some(best) = best_other else { return Ok(None) };
         let equal: Vec<MoveValue> = others.into_iter().take_while(|m| m.value == best).collect();
-        let safe: Vec<MoveValue> =
-            equal.iter().copied().filter(|m| !self.lets_opponent_repeat(query, &position, m)).collect();
+        let safe: Vec<MoveValue> = equal
+            .iter()
+            .copied()
+            .filter(|m| !self.lets_opponent_repeat(query, &position, m))
+            .collect();
         let pool = if safe.is_empty() { equal } else { safe };
         if best != Value::Draw || pool.len() == 1 {
             return Ok(Some(pool[0]));
@@ -151,6 +159,8 @@ impl Game {
         if status(query.variant(), &next.state()) != Status::Playing {
             return false;
         }
-        legal_moves(query.variant(), &next.state()).into_iter().any(|r| game.would_repeat(&after(&next, r)))
+        legal_moves(query.variant(), &next.state())
+            .into_iter()
+            .any(|r| game.would_repeat(&after(&next, r)))
     }
 }

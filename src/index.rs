@@ -69,7 +69,9 @@ impl std::str::FromStr for Sector {
         let parts: Result<Vec<u8>, _> = s.split('-').map(str::parse).collect();
         match parts.as_deref() {
             Ok([m, o]) => Ok(Sector::moving(*m, *o)),
-            Ok([m, o, mh, oh]) => Ok(Sector { mover: *m, opponent: *o, mover_hand: *mh, opponent_hand: *oh }),
+            Ok([m, o, mh, oh]) => {
+                Ok(Sector { mover: *m, opponent: *o, mover_hand: *mh, opponent_hand: *oh })
+            }
             _ => Err(format!("'{s}' is not a sector: expected M-O or M-O-MH-OH")),
         }
     }
@@ -330,7 +332,8 @@ impl Indexer {
         let syms = Symmetries::of(board);
         let images = PointImages::of(&syms, points);
         let classes = (0..=points).map(|_| OnceLock::new()).collect();
-        let subsets = (0..=points).map(|_| (0..=points).map(|_| OnceLock::new()).collect()).collect();
+        let subsets =
+            (0..=points).map(|_| (0..=points).map(|_| OnceLock::new()).collect()).collect();
         Indexer { syms, points, all: board.all(), classes, subsets, images }
     }
 
@@ -372,7 +375,13 @@ impl Indexer {
     pub fn sector(&self, sector: Sector) -> SectorIndex<'_> {
         let (m, o) = (sector.mover as u32, sector.opponent as u32);
         assert!(m + o <= self.points, "sector {sector} does not fit the board");
-        SectorIndex { ix: self, classes: self.classes(m), m, o, per_class: BINOMIAL.get(self.points - m, o) }
+        SectorIndex {
+            ix: self,
+            classes: self.classes(m),
+            m,
+            o,
+            per_class: BINOMIAL.get(self.points - m, o),
+        }
     }
 
     /// The canonical form of a position: the smallest mover set over the
@@ -421,7 +430,10 @@ impl Images {
     fn smallest(&self) -> (Bits, u32) {
         #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
         {
-            use std::arch::x86_64::{_mm512_cmpeq_epi32_mask, _mm512_load_si512, _mm512_reduce_min_epu32, _mm512_set1_epi32};
+            use std::arch::x86_64::{
+                _mm512_cmpeq_epi32_mask, _mm512_load_si512, _mm512_reduce_min_epu32,
+                _mm512_set1_epi32,
+            };
             // One vector: the compiler's own code for the loops below is
             // a long chain of blends and shuffles, and the solver takes
             // the smallest image of every edge.
@@ -434,7 +446,11 @@ impl Images {
                 return (best, which as u32);
             }
         }
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2", not(target_feature = "avx512f")))]
+        #[cfg(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            not(target_feature = "avx512f")
+        ))]
         {
             // Safety: the target feature is there.
             return unsafe { self.smallest_avx2() };
@@ -479,8 +495,10 @@ impl Images {
         min = _mm256_min_epu32(min, _mm256_shuffle_epi32::<0b01_00_11_10>(min));
         min = _mm256_min_epu32(min, _mm256_shuffle_epi32::<0b10_11_00_01>(min));
         // One bit per lane of each half (movemask sets only the low 8 bits).
-        let low_lanes = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(low, min))) as u32;
-        let high_lanes = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(high, min))) as u32;
+        let low_lanes =
+            _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(low, min))) as u32;
+        let high_lanes =
+            _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(high, min))) as u32;
         let which = low_lanes | high_lanes << 8;
         (_mm256_cvtsi256_si32(min) as Bits, which)
     }
@@ -500,7 +518,8 @@ impl PointImages {
         if n == 0 || n > LANES {
             return None;
         }
-        let images = |set: Bits| Images(std::array::from_fn(|s| syms.apply(if s < n { s } else { 0 }, set)));
+        let images =
+            |set: Bits| Images(std::array::from_fn(|s| syms.apply(if s < n { s } else { 0 }, set)));
         Some(PointImages {
             points: (0..points).map(|p| images(1 << p)).collect(),
             lanes: if n == 32 { u32::MAX } else { (1u32 << n) - 1 },
@@ -569,7 +588,8 @@ impl SectorIndex<'_> {
         let class = (slot / self.per_class) as usize;
         let mover = self.classes.reps[class];
         let free = self.ix.all & !mover;
-        let compact = self.ix.subsets(self.ix.points - self.m, self.o)[(slot % self.per_class) as usize];
+        let compact =
+            self.ix.subsets(self.ix.points - self.m, self.o)[(slot % self.per_class) as usize];
         let opponent = deposit_bits(compact, free);
         self.is_canonical(class, opponent).then_some((mover, opponent))
     }
@@ -583,7 +603,9 @@ impl SectorIndex<'_> {
         if stab == 1 {
             return group;
         }
-        group / points(stab).filter(|&s| self.ix.syms.apply(s as usize, opponent) == opponent).count() as u32
+        group
+            / points(stab).filter(|&s| self.ix.syms.apply(s as usize, opponent) == opponent).count()
+                as u32
     }
 
     #[inline]
@@ -639,7 +661,9 @@ impl SectorIndex<'_> {
             }
             let free = self.ix.all & !self.classes.reps[class];
             let fixed: u64 = points(stab)
-                .map(|s| subsets_of_cycles(&cycles(self.ix.syms.perm(s as usize), free), self.o as usize))
+                .map(|s| {
+                    subsets_of_cycles(&cycles(self.ix.syms.perm(s as usize), free), self.o as usize)
+                })
                 .sum();
             total += fixed / stab.count_ones() as u64;
         }
@@ -803,7 +827,11 @@ mod tests {
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // Safety: the CPU has AVX2.
-                assert_eq!(unsafe { images.smallest_avx2() }, images.smallest_scalar(), "{images:x?}");
+                assert_eq!(
+                    unsafe { images.smallest_avx2() },
+                    images.smallest_scalar(),
+                    "{images:x?}"
+                );
             }
         }
     }

@@ -50,7 +50,7 @@ pub use variant::{Bits, Board, Flying, Point, Variant};
 pub mod database;
 pub mod game;
 pub mod query;
+pub mod search;
 pub mod solve;
 pub mod table;
 pub mod verify;
-pub mod search;

@@ -79,14 +79,30 @@ pub enum NotationError {
 impl Position {
     /// The empty board, White to move, every stone in hand.
     pub fn start(variant: &Variant) -> Position {
-        Position { white: 0, black: 0, white_hand: variant.stones(), black_hand: variant.stones(), to_move: Color::White }
+        Position {
+            white: 0,
+            black: 0,
+            white_hand: variant.stones(),
+            black_hand: variant.stones(),
+            to_move: Color::White,
+        }
     }
 
     /// The position seen from the side to move.
     pub fn state(&self) -> State {
         match self.to_move {
-            Color::White => State { mover: self.white, opponent: self.black, mover_hand: self.white_hand, opponent_hand: self.black_hand },
-            Color::Black => State { mover: self.black, opponent: self.white, mover_hand: self.black_hand, opponent_hand: self.white_hand },
+            Color::White => State {
+                mover: self.white,
+                opponent: self.black,
+                mover_hand: self.white_hand,
+                opponent_hand: self.black_hand,
+            },
+            Color::Black => State {
+                mover: self.black,
+                opponent: self.white,
+                mover_hand: self.black_hand,
+                opponent_hand: self.white_hand,
+            },
         }
     }
 
@@ -104,17 +120,28 @@ impl Position {
         let bad = |what: String| NotationError::Position { text: text.to_string(), what };
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.len() != 4 {
-            return Err(bad(format!("expected 4 fields 'BOARD SIDE WH BH', found {}", fields.len())));
+            return Err(bad(format!(
+                "expected 4 fields 'BOARD SIDE WH BH', found {}",
+                fields.len()
+            )));
         }
         let board = variant.board();
         let rings: Vec<&str> = fields[0].split('/').collect();
         if rings.len() != board.rings() {
-            return Err(bad(format!("expected {} rings separated by '/', found {}", board.rings(), rings.len())));
+            return Err(bad(format!(
+                "expected {} rings separated by '/', found {}",
+                board.rings(),
+                rings.len()
+            )));
         }
         let (mut white, mut black) = (0, 0);
         for (r, ring) in rings.iter().enumerate() {
             if ring.chars().count() != 8 {
-                return Err(bad(format!("ring {} has {} points, expected 8", r + 1, ring.chars().count())));
+                return Err(bad(format!(
+                    "ring {} has {} points, expected 8",
+                    r + 1,
+                    ring.chars().count()
+                )));
             }
             for (k, c) in ring.chars().enumerate() {
                 let bit = 1 << (8 * r + k);
@@ -136,7 +163,11 @@ impl Position {
                 return Err(bad(format!("{who} stones in hand '{s}' is not a number")));
             }
             s.parse::<u8>().map_err(|_| {
-                bad(format!("{who} stones in hand '{s}' is more than {} allows ({})", variant.name(), variant.stones()))
+                bad(format!(
+                    "{who} stones in hand '{s}' is more than {} allows ({})",
+                    variant.name(),
+                    variant.stones()
+                ))
             })
         };
         let white_hand = hand(fields[2], "White")?;
@@ -149,10 +180,15 @@ impl Position {
     /// Why this position cannot occur in a game of `variant`, if it cannot.
     pub fn check(&self, variant: &Variant) -> Result<(), String> {
         let n = variant.stones() as u32;
-        for (who, board, hand) in [("White", self.white, self.white_hand), ("Black", self.black, self.black_hand)] {
+        for (who, board, hand) in
+            [("White", self.white, self.white_hand), ("Black", self.black, self.black_hand)]
+        {
             let total = board.count_ones() + hand as u32;
             if total > n {
-                return Err(format!("{who} has {total} stones on the board and in hand; {} allows {n}", variant.name()));
+                return Err(format!(
+                    "{who} has {total} stones on the board and in hand; {} allows {n}",
+                    variant.name()
+                ));
             }
             if total < 3 {
                 return Err(format!("{who} has {total} stones: the game is already over"));
@@ -284,7 +320,10 @@ impl Move {
     pub fn parse(text: &str, variant: &Variant) -> Result<Move, NotationError> {
         let bad = |what: String| NotationError::Move { text: text.to_string(), what };
         let b = variant.board();
-        let point = |s: &str| b.point_named(s).ok_or_else(|| bad(format!("'{s}' is not a point of the {} board", variant.name())));
+        let point = |s: &str| {
+            b.point_named(s)
+                .ok_or_else(|| bad(format!("'{s}' is not a point of the {} board", variant.name())))
+        };
         let (body, remove) = match text.split_once('x') {
             Some((body, r)) => (body, Some(point(r)?)),
             None => (text, None),

@@ -118,20 +118,11 @@ pub enum QueryError {
     Notation(#[from] NotationError),
     /// A move that parses but cannot be played in the position.
     #[error("move '{text}' is not legal in {position}: {why}")]
-    Illegal {
-        text: String,
-        position: String,
-        why: String,
-    },
+    Illegal { text: String, position: String, why: String },
     /// Stored values that contradict each other: a position's value and the
     /// best of its moves' values differ.
     #[error("{}: the tables disagree: {position} is stored as {stored}, but its best move gives {from_moves} (damaged tables? run `morris verify`)", path.display())]
-    Inconsistent {
-        path: PathBuf,
-        position: String,
-        stored: Value,
-        from_moves: Value,
-    },
+    Inconsistent { path: PathBuf, position: String, stored: Value, from_moves: Value },
 }
 
 /// Queries on the tables of one database.
@@ -154,13 +145,20 @@ impl<'db> Query<'db> {
 
     /// Queries on `db` that call `report` about once a second while a
     /// placement search runs.
-    pub fn with_search_progress(db: &'db Database, report: &'db dyn Fn(&SearchStats)) -> Query<'db> {
+    pub fn with_search_progress(
+        db: &'db Database,
+        report: &'db dyn Fn(&SearchStats),
+    ) -> Query<'db> {
         Query::with_search(db, SearchOptions::default(), report)
     }
 
     /// Queries on `db` whose placement search has `options` and calls
     /// `report` about once a second.
-    pub fn with_search(db: &'db Database, options: SearchOptions, report: &'db dyn Fn(&SearchStats)) -> Query<'db> {
+    pub fn with_search(
+        db: &'db Database,
+        options: SearchOptions,
+        report: &'db dyn Fn(&SearchStats),
+    ) -> Query<'db> {
         Query { db, search: RefCell::new(Search::with_options(db, options).with_progress(report)) }
     }
 
@@ -209,7 +207,8 @@ impl<'db> Query<'db> {
             Ok(value) => Ok((value, Exactness::Exact)),
             Err(DbError::Missing { .. }) if !state.is_moving_phase() => {
                 let sector = Sector::of(state);
-                let key = (sector, self.db.indexer().sector(sector).rank(state.mover, state.opponent));
+                let key =
+                    (sector, self.db.indexer().sector(sector).rank(state.mover, state.opponent));
                 let outcome = match seen.get(&key) {
                     Some(&o) => o,
                     None => {
@@ -231,7 +230,11 @@ impl<'db> Query<'db> {
 
     /// The outcome of a placement position without a table, by search;
     /// `parent` as in [`Query::bounded_value`].
-    fn search_outcome(&self, state: &State, parent: Option<Outcome>) -> Result<Outcome, QueryError> {
+    fn search_outcome(
+        &self,
+        state: &State,
+        parent: Option<Outcome>,
+    ) -> Result<Outcome, QueryError> {
         // The search may reach any moving sector up to the position's
         // stones: ask for all of them up front, not node by node.
         self.db.check_moving_phase(state.mover_stones() + state.opponent_stones())?;
@@ -292,17 +295,17 @@ impl<'db> Query<'db> {
     /// Every legal move of `state` with its result, best first; `known`,
     /// when a search found the position's outcome, bounds every move's
     /// result from above and spares proofs.
-    fn moves_below(&self, state: &State, known: Option<Outcome>) -> Result<Vec<MoveValue>, QueryError> {
+    fn moves_below(
+        &self,
+        state: &State,
+        known: Option<Outcome>,
+    ) -> Result<Vec<MoveValue>, QueryError> {
         let mut seen = HashMap::new();
         let mut moves = legal_moves(self.variant(), state)
             .into_iter()
             .map(|mv| {
                 let (after, exactness) = self.bounded_value(&play(state, mv), known, &mut seen)?;
-                Ok(MoveValue {
-                    mv,
-                    value: after.back(),
-                    exactness,
-                })
+                Ok(MoveValue { mv, value: after.back(), exactness })
             })
             .collect::<Result<Vec<_>, QueryError>>()?;
         moves.sort_by_key(|m| std::cmp::Reverse(m.value.preference()));
@@ -335,11 +338,7 @@ impl<'db> Query<'db> {
             for mv in legal_moves(self.variant(), &state) {
                 let (after, e) = self.state_value(&play(&state, mv))?;
                 if e == Exactness::Exact && after.back() == value {
-                    return Ok(MoveValue {
-                        mv,
-                        value,
-                        exactness,
-                    });
+                    return Ok(MoveValue { mv, value, exactness });
                 }
             }
         }
@@ -349,9 +348,7 @@ impl<'db> Query<'db> {
             }
         }
         let moves = self.moves_of(&state)?;
-        let best = *moves
-            .first()
-            .expect("a position that is not over has a legal move");
+        let best = *moves.first().expect("a position that is not over has a legal move");
         self.check_agrees(position, value, exactness, &best)?;
         Ok(best)
     }
@@ -418,18 +415,10 @@ impl<'db> Query<'db> {
         let mut at = *position;
         loop {
             if status(v, &at.state()) != Status::Playing {
-                return Ok(Line {
-                    moves,
-                    end: at,
-                    cut: false,
-                });
+                return Ok(Line { moves, end: at, cut: false });
             }
             if moves.len() >= max_plies {
-                return Ok(Line {
-                    moves,
-                    end: at,
-                    cut: true,
-                });
+                return Ok(Line { moves, end: at, cut: true });
             }
             let best = self.best_of(&at, value, exactness)?;
             moves.push(best.mv);
@@ -447,11 +436,7 @@ impl<'db> Query<'db> {
         let status = status(self.variant(), &state);
         if status != Status::Playing {
             let (value, exactness) = self.value(position)?;
-            let line = Line {
-                moves: Vec::new(),
-                end: *position,
-                cut: false,
-            };
+            let line = Line { moves: Vec::new(), end: *position, cut: false };
             return Ok(Analysis {
                 position: *position,
                 sector,
@@ -483,15 +468,7 @@ impl<'db> Query<'db> {
         let (next_value, next_exactness) = self.state_value(&next.state())?;
         let mut line = self.line_from(&next, next_value, next_exactness, max_plies - 1)?;
         line.moves.insert(0, first.mv);
-        Ok(Analysis {
-            position: *position,
-            sector,
-            value,
-            exactness,
-            status,
-            moves,
-            line,
-        })
+        Ok(Analysis { position: *position, sector, value, exactness, status, moves, line })
     }
 
     /// The perfect player's move: the fastest win, the slowest loss, and
@@ -575,10 +552,7 @@ pub fn play_moves(
 ) -> Result<(Position, Vec<Move>), QueryError> {
     let mut at = *position;
     let mut played = Vec::new();
-    for word in text
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty())
-    {
+    for word in text.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
         let mv = parse_move(variant, &at, word)?;
         played.push(mv);
         at = after(&at, mv);
@@ -603,10 +577,7 @@ fn why_illegal(v: &Variant, position: &Position, mv: Move) -> String {
     let occupied = state.mover | state.opponent;
     match mv.from {
         None if state.mover_hand == 0 => {
-            return format!(
-                "{me} has no stones in hand: move a stone{}",
-                example(v, &state)
-            );
+            return format!("{me} has no stones in hand: move a stone{}", example(v, &state));
         }
         Some(_) if state.mover_hand > 0 && !v.move_while_placing() => {
             return format!(
@@ -641,10 +612,8 @@ fn why_illegal(v: &Variant, position: &Position, mv: Move) -> String {
     let closes = b.closes_mill(own_after, mv.to) && removable != 0;
     match (closes, mv.remove) {
         (true, None) => {
-            let example: Vec<String> = points(removable)
-                .take(3)
-                .map(|p| format!("{}x{}", body(v, mv), name(p)))
-                .collect();
+            let example: Vec<String> =
+                points(removable).take(3).map(|p| format!("{}x{}", body(v, mv), name(p))).collect();
             format!(
                 "it closes a mill: add the {them} stone it removes, e.g. {}",
                 example.join(" or ")
@@ -663,9 +632,7 @@ fn why_illegal(v: &Variant, position: &Position, mv: Move) -> String {
 
 /// ", e.g. MOVE" with the first legal move, or nothing.
 fn example(v: &Variant, state: &State) -> String {
-    legal_moves(v, state)
-        .first()
-        .map_or(String::new(), |m| format!(", e.g. {}", m.notation(v)))
+    legal_moves(v, state).first().map_or(String::new(), |m| format!(", e.g. {}", m.notation(v)))
 }
 
 /// A move without its removal, in notation.
@@ -716,10 +683,7 @@ mod tests {
             ("d6", "no stones in hand"),
             ("c5-c4", "no White stone on c5"),
             ("a7-d7", "d7 is not empty"),
-            (
-                "b6-g7",
-                "closes a mill: add the Black stone it removes, e.g. b6-g7xa1",
-            ),
+            ("b6-g7", "closes a mill: add the Black stone it removes, e.g. b6-g7xa1"),
             ("b6-d6xa1", "closes no mill"),
             ("b6-g7xd5", "d5 stands in a mill"),
             ("b6-g7xg4", "no Black stone on g4"),
@@ -764,18 +728,9 @@ mod tests {
 
     #[test]
     fn values_are_described_for_the_side_to_move() {
-        assert_eq!(
-            describe_value(Value::Win(37), Color::White),
-            "White wins in 37 plies"
-        );
-        assert_eq!(
-            describe_value(Value::Loss(12), Color::Black),
-            "Black loses in 12 plies"
-        );
-        assert_eq!(
-            describe_value(Value::Win(1), Color::Black),
-            "Black wins in 1 ply"
-        );
+        assert_eq!(describe_value(Value::Win(37), Color::White), "White wins in 37 plies");
+        assert_eq!(describe_value(Value::Loss(12), Color::Black), "Black loses in 12 plies");
+        assert_eq!(describe_value(Value::Win(1), Color::Black), "Black wins in 1 ply");
         assert_eq!(describe_value(Value::Draw, Color::White), "Draw");
     }
 }

@@ -120,7 +120,10 @@ pub fn solve_moving(v: &Variant, sectors: &[(u8, u8)]) -> ReferenceSolution {
     let mut tables: Vec<Table> = Vec::new();
     let mut offset = 0;
     for &(m, o) in sectors {
-        assert!(m >= 3 && o >= 3, "sector {m}-{o}: a side with fewer than 3 stones has lost already");
+        assert!(
+            m >= 3 && o >= 3,
+            "sector {m}-{o}: a side with fewer than 3 stones has lost already"
+        );
         assert!((m + o) as u32 <= n, "sector {m}-{o} does not fit the {} board", v.name());
         if lookup[m as usize][o as usize].is_some() {
             continue;
@@ -260,8 +263,9 @@ impl ReferenceSolution {
     /// keeps the states decided: index, table, mover set rank), and the
     /// states that have a capturing move.
     fn init(&mut self, v: &Variant) -> (Vec<Decided>, Bitset) {
-        let groups: Vec<Group> =
-            (0..self.tables.len()).flat_map(|t| (0..self.tables[t].groups).map(move |g| (t, g, false))).collect();
+        let groups: Vec<Group> = (0..self.tables.len())
+            .flat_map(|t| (0..self.tables[t].groups).map(move |g| (t, g, false)))
+            .collect();
         // (index, table, mover set, stuck, capturing) for the states that
         // are either.
         let found: Vec<(u64, usize, u64, bool, bool)> = groups
@@ -464,7 +468,11 @@ impl ReferenceSolution {
     }
 
     fn table(&self, mover: u8, opponent: u8) -> Option<usize> {
-        self.lookup.get(mover as usize).and_then(|row| row.get(opponent as usize)).copied().flatten()
+        self.lookup
+            .get(mover as usize)
+            .and_then(|row| row.get(opponent as usize))
+            .copied()
+            .flatten()
     }
 
     /// The solved sectors.
@@ -478,7 +486,9 @@ impl ReferenceSolution {
     /// # Panics
     /// When the sector was not solved.
     pub fn counts(&self, mover: u8, opponent: u8) -> Counts {
-        let t = self.table(mover, opponent).unwrap_or_else(|| panic!("sector {mover}-{opponent} not solved"));
+        let t = self
+            .table(mover, opponent)
+            .unwrap_or_else(|| panic!("sector {mover}-{opponent} not solved"));
         let t = &self.tables[t];
         let mut c = Counts::default();
         for &cell in &self.cells[t.offset as usize..(t.offset + t.len()) as usize] {
@@ -502,9 +512,13 @@ impl ReferenceSolution {
     /// # Panics
     /// When the sector was not solved.
     pub fn for_each_state(&self, mover: u8, opponent: u8, mut f: impl FnMut(&State, Value)) {
-        let t = self.table(mover, opponent).unwrap_or_else(|| panic!("sector {mover}-{opponent} not solved"));
+        let t = self
+            .table(mover, opponent)
+            .unwrap_or_else(|| panic!("sector {mover}-{opponent} not solved"));
         for group in 0..self.tables[t].groups {
-            self.for_each_state_of_group(t, group, |i, s| f(s, Value::from(self.cells[i as usize])));
+            self.for_each_state_of_group(t, group, |i, s| {
+                f(s, Value::from(self.cells[i as usize]))
+            });
         }
     }
 
@@ -594,7 +608,8 @@ mod tests {
     /// The index of a state in its table, from the definition.
     fn raw_index(all: Bits, group_len: u64, s: &State) -> u64 {
         let free = all & !s.opponent;
-        let compact = points(s.mover).fold(0, |acc, p| acc | 1 << (free & ((1 << p) - 1)).count_ones());
+        let compact =
+            points(s.mover).fold(0, |acc, p| acc | 1 << (free & ((1 << p) - 1)).count_ones());
         colex_rank(s.opponent) * group_len + colex_rank(compact)
     }
 
@@ -632,7 +647,10 @@ mod tests {
                 sol.for_each_state_of_group(0, g, |i, s| {
                     assert_eq!(i, next);
                     next += 1;
-                    assert_eq!((s.mover.count_ones(), s.opponent.count_ones()), (m as u32, o as u32));
+                    assert_eq!(
+                        (s.mover.count_ones(), s.opponent.count_ones()),
+                        (m as u32, o as u32)
+                    );
                     assert_eq!(s.mover & s.opponent, 0);
                     assert_eq!((s.mover | s.opponent) & !0xffff, 0);
                     assert_eq!(offset + raw_index(0xffff, group_len, s), i);

@@ -126,7 +126,12 @@ pub fn for_each_quiet_unmove(v: &Variant, state: &State, mut f: impl FnMut(State
         }
         let origins = if flies { empty } else { empty & board.adjacent(to) };
         for from in points(origins) {
-            f(State { mover: last_mover ^ (1 << to) ^ (1 << from), opponent: state.mover, mover_hand: 0, opponent_hand: 0 });
+            f(State {
+                mover: last_mover ^ (1 << to) ^ (1 << from),
+                opponent: state.mover,
+                mover_hand: 0,
+                opponent_hand: 0,
+            });
         }
     }
 }
@@ -147,7 +152,8 @@ mod tests {
         let v = Variant::named("nine").unwrap();
         // White a7 d7 . and a1 a4: g7 closes one mill; moving to a7... use placement at a7
         // with d7 g7 and a4 a1 on the board closes two mills at once.
-        let p = Position::parse(".WW...WW/......../.......B w 5 5", &v).unwrap_or_else(|e| panic!("{e}"));
+        let p = Position::parse(".WW...WW/......../.......B w 5 5", &v)
+            .unwrap_or_else(|e| panic!("{e}"));
         let moves = legal_moves(&v, &p.state());
         let at_a7: Vec<_> = moves.iter().filter(|m| m.to == 0).collect();
         assert_eq!(at_a7.len(), 1, "one removal of the single black stone: {at_a7:?}");
@@ -159,7 +165,8 @@ mod tests {
         let v = Variant::named("nine").unwrap();
         // Black has a mill a7 d7 g7 and a stone at b6; White closes c5-d5-e5.
         let p = Position::parse("BBB...../B......./WW.W.... w 0 0", &v).unwrap();
-        let removals: Vec<_> = legal_moves(&v, &p.state()).into_iter().filter_map(|m| m.remove).collect();
+        let removals: Vec<_> =
+            legal_moves(&v, &p.state()).into_iter().filter_map(|m| m.remove).collect();
         assert!(!removals.is_empty());
         assert!(removals.iter().all(|&r| r == 8), "{removals:?}");
     }

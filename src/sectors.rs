@@ -109,7 +109,8 @@ fn placement_reachable(v: &Variant, sector: &Sector) -> bool {
     let max_captures = |placed: u8| placed.saturating_sub(2);
     let captured_by_mover = placed(opponent_hand) - opponent;
     let captured_by_opponent = placed(mover_hand) - mover;
-    captured_by_mover <= max_captures(placed(mover_hand)) && captured_by_opponent <= max_captures(placed(opponent_hand))
+    captured_by_mover <= max_captures(placed(mover_hand))
+        && captured_by_opponent <= max_captures(placed(opponent_hand))
 }
 
 #[cfg(test)]
@@ -162,7 +163,8 @@ mod tests {
     /// lies in a listed sector.
     fn random_games_stay_in_listed_sectors(name: &str, games: usize) {
         let v = variant(name);
-        let listed: HashSet<Sector> = placement_sectors(&v).into_iter().chain(moving_sectors(&v)).collect();
+        let listed: HashSet<Sector> =
+            placement_sectors(&v).into_iter().chain(moving_sectors(&v)).collect();
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move || {
             seed ^= seed << 13;
@@ -173,7 +175,11 @@ mod tests {
         for _ in 0..games {
             let mut state: State = Position::start(&v).state();
             while !state.is_moving_phase() && state.mover_stones() >= 3 {
-                assert!(listed.contains(&Sector::of(&state)), "{name}: {} not listed", Sector::of(&state));
+                assert!(
+                    listed.contains(&Sector::of(&state)),
+                    "{name}: {} not listed",
+                    Sector::of(&state)
+                );
                 let moves = legal_moves(&v, &state);
                 if moves.is_empty() {
                     break;
@@ -202,7 +208,8 @@ mod tests {
         for name in ["nine", "six", "twelve"] {
             let v = variant(name);
             let placement = placement_sectors(&v);
-            let listed: HashSet<Sector> = placement.iter().copied().chain(moving_sectors(&v)).collect();
+            let listed: HashSet<Sector> =
+                placement.iter().copied().chain(moving_sectors(&v)).collect();
             for s in &placement {
                 let placed = v.stones() - s.mover_hand + 1;
                 let quiet = Sector {

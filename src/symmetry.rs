@@ -53,7 +53,11 @@ impl RingMoves {
         }
         let turns = turns
             .iter()
-            .map(|turn| std::array::from_fn(|x| (0..8).filter(|k| x & (1 << k) != 0).fold(0u8, |acc, k| acc | 1 << turn[k])))
+            .map(|turn| {
+                std::array::from_fn(|x| {
+                    (0..8).filter(|k| x & (1 << k) != 0).fold(0u8, |acc, k| acc | 1 << turn[k])
+                })
+            })
             .collect();
         Some(RingMoves { turns, moves })
     }
@@ -97,7 +101,9 @@ impl Symmetries {
             return byte(0) << shifts[0] | byte(1) << shifts[1] | byte(2) << shifts[2];
         }
         let t = &self.tables[s];
-        t[0][(set & 0xff) as usize] | t[1][((set >> 8) & 0xff) as usize] | t[2][((set >> 16) & 0xff) as usize]
+        t[0][(set & 0xff) as usize]
+            | t[1][((set >> 8) & 0xff) as usize]
+            | t[2][((set >> 16) & 0xff) as usize]
     }
 
     /// Whether the fast ring-move form applies (it does on square boards).
@@ -148,7 +154,13 @@ pub fn cycles(perm: &[Point], within: Bits) -> Vec<usize> {
 
 /// Backtracking over images of points `next..`, keeping adjacency between
 /// already-mapped points intact.
-fn search(board: &Board, next: usize, image: &mut Vec<Point>, used: Bits, out: &mut Vec<Vec<Point>>) {
+fn search(
+    board: &Board,
+    next: usize,
+    image: &mut Vec<Point>,
+    used: Bits,
+    out: &mut Vec<Vec<Point>>,
+) {
     let n = board.points();
     if next == n {
         if maps_mills_to_mills(board, image) {
@@ -158,7 +170,8 @@ fn search(board: &Board, next: usize, image: &mut Vec<Point>, used: Bits, out: &
     }
     let degree = board.adjacent(next as Point).count_ones();
     for candidate in 0..n {
-        if used & (1 << candidate) != 0 || board.adjacent(candidate as Point).count_ones() != degree {
+        if used & (1 << candidate) != 0 || board.adjacent(candidate as Point).count_ones() != degree
+        {
             continue;
         }
         let keeps_lines = (0..next).all(|q| {
@@ -216,7 +229,8 @@ mod tests {
         assert!(g.perm(0).iter().enumerate().all(|(p, &q)| p == q as usize));
         for a in 0..g.len() {
             for b in 0..g.len() {
-                let composed: Vec<Point> = (0..24).map(|p| g.perm(a)[g.perm(b)[p] as usize]).collect();
+                let composed: Vec<Point> =
+                    (0..24).map(|p| g.perm(a)[g.perm(b)[p] as usize]).collect();
                 assert!((0..g.len()).any(|c| g.perm(c) == composed.as_slice()));
             }
             let inv = g.inverse(a);

@@ -110,14 +110,18 @@ impl Distances {
     /// The distances of `cells`, of which `states` slots hold canonical
     /// states and the rest are filler (stored as draws).
     pub fn tally(cells: &[u16], states: u64) -> Distances {
-        let by_cell = cells.par_chunks(1 << 16).map(cell_histogram).reduce(Vec::new, add_histograms);
+        let by_cell =
+            cells.par_chunks(1 << 16).map(cell_histogram).reduce(Vec::new, add_histograms);
         Distances::of_cell_histogram(&by_cell, cells.len() as u64 - states)
     }
 
     /// Splits counts by stored cell (0 a draw, `c` the depth `c - 1`, a
     /// win when odd) into wins and losses by plies.
     fn of_cell_histogram(by_cell: &[u64], filler: u64) -> Distances {
-        let mut d = Distances { draws: by_cell.first().map_or(0, |&z| z.saturating_sub(filler)), ..Default::default() };
+        let mut d = Distances {
+            draws: by_cell.first().map_or(0, |&z| z.saturating_sub(filler)),
+            ..Default::default()
+        };
         for (cell, &n) in by_cell.iter().enumerate().skip(1) {
             let plies = cell - 1;
             let side = if plies % 2 == 1 { &mut d.wins } else { &mut d.losses };
@@ -197,31 +201,15 @@ pub enum TableError {
     #[error("{}: table format version {found} is not supported (this build reads version {FORMAT_VERSION})", path.display())]
     UnsupportedVersion { path: PathBuf, found: u32 },
     #[error("{}: table was solved under other rules: it says {found:?}, expected {expected:?}", path.display())]
-    WrongRules {
-        path: PathBuf,
-        expected: String,
-        found: String,
-    },
+    WrongRules { path: PathBuf, expected: String, found: String },
     #[error("{}: table holds sector {found}, expected sector {expected}", path.display())]
-    WrongSector {
-        path: PathBuf,
-        expected: String,
-        found: String,
-    },
+    WrongSector { path: PathBuf, expected: String, found: String },
     #[error("{}: file is {found} bytes, its header and offset table say {expected} (truncated or trailing bytes)", path.display())]
-    Length {
-        path: PathBuf,
-        expected: u64,
-        found: u64,
-    },
+    Length { path: PathBuf, expected: u64, found: u64 },
     #[error("{}: corrupt table: {what}", path.display())]
     Corrupt { path: PathBuf, what: String },
     #[error("{}: index {index} is out of range (the table has {slots} slots)", path.display())]
-    OutOfRange {
-        path: PathBuf,
-        index: u64,
-        slots: u64,
-    },
+    OutOfRange { path: PathBuf, index: u64, slots: u64 },
     #[error("{}: refusing to write table: {what}", path.display())]
     BadInput { path: PathBuf, what: String },
 }
@@ -236,10 +224,7 @@ pub struct WriteOptions {
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions {
-            block_cells: BLOCK_CELLS,
-            zstd_level: ZSTD_LEVEL,
-        }
+        WriteOptions { block_cells: BLOCK_CELLS, zstd_level: ZSTD_LEVEL }
     }
 }
 
@@ -310,10 +295,7 @@ impl Tally {
     }
 
     fn of_parallel(cells: &[u16]) -> Tally {
-        cells
-            .par_chunks(1 << 16)
-            .map(Tally::of)
-            .reduce(Tally::default, Tally::merge)
+        cells.par_chunks(1 << 16).map(Tally::of).reduce(Tally::default, Tally::merge)
     }
 
     fn merge(self, o: Tally) -> Tally {
@@ -329,10 +311,7 @@ impl Tally {
     /// Says what disagrees between these cells and `counts`, if anything.
     fn check(&self, counts: &Counts, slots: u64) -> Result<(), String> {
         let c = counts;
-        let classified = c
-            .wins
-            .checked_add(c.losses)
-            .and_then(|n| n.checked_add(c.draws));
+        let classified = c.wins.checked_add(c.losses).and_then(|n| n.checked_add(c.draws));
         if c.states > slots {
             return Err(format!("{} states in {slots} slots", c.states));
         }
@@ -370,7 +349,11 @@ pub fn write_table(path: &Path, info: &TableInfo, cells: &[u16]) -> Result<(), T
 /// and the largest header.
 pub fn max_table_bytes(slots: u64) -> u64 {
     let blocks = slots.div_ceil(BLOCK_CELLS as u64);
-    2 * slots + slots / 64 + blocks * (128 + CRC_LEN as u64 + OFFSET_LEN as u64) + MAX_HEADER_BYTES as u64 + CRC_LEN as u64
+    2 * slots
+        + slots / 64
+        + blocks * (128 + CRC_LEN as u64 + OFFSET_LEN as u64)
+        + MAX_HEADER_BYTES as u64
+        + CRC_LEN as u64
 }
 
 /// [`write_table`] with other block size or compression level.
@@ -381,9 +364,7 @@ pub fn write_table_with(
     options: &WriteOptions,
 ) -> Result<(), TableError> {
     let header = checked_header(path, info, cells, options)?;
-    write_atomically(path, |file, tmp| {
-        write_contents(file, tmp, header, cells, options)
-    })
+    write_atomically(path, |file, tmp| write_contents(file, tmp, header, cells, options))
 }
 
 fn checked_header(
@@ -392,16 +373,9 @@ fn checked_header(
     cells: &[u16],
     options: &WriteOptions,
 ) -> Result<Header, TableError> {
-    let refuse = |what: String| TableError::BadInput {
-        path: path.to_owned(),
-        what,
-    };
+    let refuse = |what: String| TableError::BadInput { path: path.to_owned(), what };
     if cells.len() as u64 != info.slots {
-        return Err(refuse(format!(
-            "{} cells for {} slots",
-            cells.len(),
-            info.slots
-        )));
+        return Err(refuse(format!("{} cells for {} slots", cells.len(), info.slots)));
     }
     if !(1..=MAX_BLOCK_CELLS).contains(&options.block_cells) {
         return Err(refuse(format!(
@@ -425,9 +399,7 @@ fn checked_header(
     };
     let len = encode_header(&header).len();
     if len > MAX_HEADER_BYTES {
-        return Err(refuse(format!(
-            "header of {len} bytes exceeds {MAX_HEADER_BYTES}"
-        )));
+        return Err(refuse(format!("header of {len} bytes exceeds {MAX_HEADER_BYTES}")));
     }
     Ok(header)
 }
@@ -444,11 +416,7 @@ fn tmp_path(path: &Path) -> PathBuf {
 }
 
 fn io_error<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(io::Error) -> TableError + 'a {
-    move |source| TableError::Io {
-        path: path.to_owned(),
-        op,
-        source,
-    }
+    move |source| TableError::Io { path: path.to_owned(), op, source }
 }
 
 /// Runs `write` on `<path>.tmp`, then makes the result durable and renames
@@ -479,9 +447,7 @@ fn sync_parent_dir(path: &Path) -> Result<(), TableError> {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io_error(dir, "sync the directory"))
+    File::open(dir).and_then(|d| d.sync_all()).map_err(io_error(dir, "sync the directory"))
 }
 
 /// Writes header and offset-table placeholders, the records, then the real
@@ -543,11 +509,8 @@ fn write_records(
 
 /// One block on disk: the zstd frame of its byte planes, then the frame's CRC.
 fn block_record(block: &[u16], level: i32) -> io::Result<Vec<u8>> {
-    let planes: Vec<u8> = block
-        .iter()
-        .map(|&c| c as u8)
-        .chain(block.iter().map(|&c| (c >> 8) as u8))
-        .collect();
+    let planes: Vec<u8> =
+        block.iter().map(|&c| c as u8).chain(block.iter().map(|&c| (c >> 8) as u8)).collect();
     let mut record = zstd::bulk::compress(&planes, level)?;
     let crc = crc32fast::hash(&record);
     record.extend_from_slice(&crc.to_le_bytes());
@@ -614,11 +577,7 @@ impl<B: AsRef<[u8]>> Table<B> {
             ends,
             path,
         };
-        Ok(Table {
-            bytes,
-            blocks,
-            cache: Mutex::new(BlockCache::default()),
-        })
+        Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
     }
 
     /// Rules, sector, index version, size and counts from the header.
@@ -660,7 +619,11 @@ impl<B: AsRef<[u8]>> Table<B> {
     pub fn read_all_into(&self, out: &mut [u16]) -> Result<(), TableError> {
         let (b, bytes) = (&self.blocks, self.bytes.as_ref());
         if out.len() as u64 != b.info.slots {
-            return Err(b.corrupt(format!("{} slots read into room for {}", b.info.slots, out.len())));
+            return Err(b.corrupt(format!(
+                "{} slots read into room for {}",
+                b.info.slots,
+                out.len()
+            )));
         }
         out.par_chunks_mut(b.block_cells as usize)
             .enumerate()
@@ -682,7 +645,10 @@ impl<B: AsRef<[u8]>> Table<B> {
     pub fn distances(&self) -> Result<Distances, TableError> {
         let b = &self.blocks;
         let by_cell = self.fold_blocks(cell_histogram, Vec::new, add_histograms)?;
-        let distances = Distances::of_cell_histogram(&by_cell, b.info.slots.saturating_sub(b.info.counts.states));
+        let distances = Distances::of_cell_histogram(
+            &by_cell,
+            b.info.slots.saturating_sub(b.info.counts.states),
+        );
         if distances.counts() != b.info.counts {
             return Err(b.corrupt(format!(
                 "header counts {:?} disagree with the cells' {:?}",
@@ -728,18 +694,13 @@ impl<B: AsRef<[u8]>> Table<B> {
     fn cache(&self) -> MutexGuard<'_, BlockCache> {
         // A panic elsewhere cannot leave the cache inconsistent: it only holds
         // complete, checked blocks.
-        self.cache
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 impl Blocks {
     fn corrupt(&self, what: String) -> TableError {
-        TableError::Corrupt {
-            path: self.path.clone(),
-            what,
-        }
+        TableError::Corrupt { path: self.path.clone(), what }
     }
 
     fn block_len(&self, block: usize) -> usize {
@@ -821,20 +782,12 @@ impl BlockCache {
 
 /// Decodes and checks the header; returns it with its length in bytes.
 fn parse_header(bytes: &[u8], path: &Path) -> Result<(Header, usize), TableError> {
-    let corrupt = |what: String| TableError::Corrupt {
-        path: path.to_owned(),
-        what,
-    };
+    let corrupt = |what: String| TableError::Corrupt { path: path.to_owned(), what };
     if bytes.len() < MAGIC.len() {
-        return Err(corrupt(format!(
-            "{} bytes are too short for a header",
-            bytes.len()
-        )));
+        return Err(corrupt(format!("{} bytes are too short for a header", bytes.len())));
     }
     if bytes[..MAGIC.len()] != MAGIC {
-        return Err(TableError::BadMagic {
-            path: path.to_owned(),
-        });
+        return Err(TableError::BadMagic { path: path.to_owned() });
     }
     let (preamble, _): (Preamble, usize) = bincode::decode_from_slice(bytes, HEADER_CONFIG)
         .map_err(|e| corrupt(format!("unreadable header: {e}")))?;
@@ -886,15 +839,9 @@ fn parse_offsets(
     header_len: usize,
     path: &Path,
 ) -> Result<(usize, Vec<usize>), TableError> {
-    let corrupt = |what: String| TableError::Corrupt {
-        path: path.to_owned(),
-        what,
-    };
+    let corrupt = |what: String| TableError::Corrupt { path: path.to_owned(), what };
     if !(1..=MAX_BLOCK_CELLS).contains(&header.block_cells) {
-        return Err(corrupt(format!(
-            "block size {} is out of range",
-            header.block_cells
-        )));
+        return Err(corrupt(format!("block size {} is out of range", header.block_cells)));
     }
     let blocks = header.slots.div_ceil(u64::from(header.block_cells));
     let start = header_len + CRC_LEN;
@@ -932,10 +879,7 @@ fn record_ends(table: &[u8]) -> Result<Vec<usize>, String> {
     for (block, raw) in table.chunks_exact(OFFSET_LEN).enumerate() {
         let end = u64::from_le_bytes(raw.try_into().expect("chunks are 8 bytes"));
         // A damaged table could hold any value: no arithmetic may overflow.
-        if prev
-            .checked_add(CRC_LEN as u64 + 1)
-            .is_none_or(|min| end < min)
-        {
+        if prev.checked_add(CRC_LEN as u64 + 1).is_none_or(|min| end < min) {
             return Err(format!(
                 "block {block} ends at {end}, before its start {prev} plus a checksum"
             ));
@@ -1041,13 +985,7 @@ mod tests {
     fn tally_classifies_by_parity_of_depth() {
         // 0 draw, 1 = loss in 0, 2 = win in 1, 3 = loss in 2, 8 = win in 7
         let t = Tally::of(&[0, 1, 2, 3, 8, 0]);
-        let expected = Tally {
-            wins: 2,
-            losses: 2,
-            zeros: 2,
-            max_win: 7,
-            max_loss: 2,
-        };
+        let expected = Tally { wins: 2, losses: 2, zeros: 2, max_win: 7, max_loss: 2 };
         assert_eq!(t, expected);
     }
 
@@ -1074,14 +1012,8 @@ mod tests {
     #[test]
     fn fast_tally_agrees_with_plain_count() {
         let all: Vec<u16> = (0..=u16::MAX).collect();
-        let cases = [
-            synthetic_cells(100_000, 4),
-            all,
-            vec![],
-            vec![0; 9],
-            vec![1, 1],
-            vec![u16::MAX - 1],
-        ];
+        let cases =
+            [synthetic_cells(100_000, 4), all, vec![], vec![0; 9], vec![1, 1], vec![u16::MAX - 1]];
         for cells in cases {
             assert_eq!(Tally::of(&cells), plain_tally(&cells));
             assert_eq!(Tally::of_parallel(&cells), plain_tally(&cells));
@@ -1109,9 +1041,16 @@ mod tests {
 
     #[test]
     fn distances_agree_with_plain_count_and_with_the_totals() {
-        let cases = [synthetic_cells(300_000, 7), vec![0; 9], vec![1, 1, 0], vec![0, 1, 2, 3, 8, 0], vec![9000, 0]];
+        let cases = [
+            synthetic_cells(300_000, 7),
+            vec![0; 9],
+            vec![1, 1, 0],
+            vec![0, 1, 2, 3, 8, 0],
+            vec![9000, 0],
+        ];
         for cells in cases {
-            let filler = (cells.len() as u64).min(2).min(cells.iter().filter(|&&c| c == 0).count() as u64);
+            let filler =
+                (cells.len() as u64).min(2).min(cells.iter().filter(|&&c| c == 0).count() as u64);
             let states = cells.len() as u64 - filler;
             let d = Distances::tally(&cells, states);
             assert_eq!(d, plain_distances(&cells, filler));
@@ -1147,40 +1086,16 @@ mod tests {
     #[test]
     fn check_rejects_each_kind_of_disagreement() {
         let cells = [0, 1, 2, 3, 8, 0];
-        let good = Counts {
-            states: 5,
-            wins: 2,
-            losses: 2,
-            draws: 1,
-            max_win: 7,
-            max_loss: 2,
-        };
+        let good = Counts { states: 5, wins: 2, losses: 2, draws: 1, max_win: 7, max_loss: 2 };
         let t = Tally::of(&cells);
         assert_eq!(t.check(&good, 6), Ok(()));
         assert_eq!(Counts::tally(&cells, 5), good);
         let bad = [
-            Counts {
-                states: 7,
-                draws: 3,
-                ..good.clone()
-            },
-            Counts {
-                draws: 2,
-                ..good.clone()
-            },
-            Counts {
-                wins: 1,
-                draws: 2,
-                ..good.clone()
-            },
-            Counts {
-                max_win: 5,
-                ..good.clone()
-            },
-            Counts {
-                max_loss: 0,
-                ..good.clone()
-            },
+            Counts { states: 7, draws: 3, ..good.clone() },
+            Counts { draws: 2, ..good.clone() },
+            Counts { wins: 1, draws: 2, ..good.clone() },
+            Counts { max_win: 5, ..good.clone() },
+            Counts { max_loss: 0, ..good.clone() },
         ];
         for counts in bad {
             assert!(t.check(&counts, 6).is_err(), "{counts:?} accepted");
@@ -1232,28 +1147,17 @@ mod tests {
             slots: cells.len() as u64,
             counts: Counts::tally(&cells, cells.len() as u64),
         };
-        let options = WriteOptions {
-            block_cells: 100,
-            ..WriteOptions::default()
-        };
+        let options = WriteOptions { block_cells: 100, ..WriteOptions::default() };
         write_table_with(&path, &info, &cells, &options).unwrap();
         let bytes = fs::read(&path).unwrap();
-        let data_start = Table::from_bytes(&bytes[..], &path, "r", "s")
-            .unwrap()
-            .blocks
-            .data_start;
+        let data_start = Table::from_bytes(&bytes[..], &path, "r", "s").unwrap().blocks.data_start;
         let (_, header_len) = parse_header(&bytes, &path).unwrap();
         for pos in 0..data_start {
             let mut bad = bytes.clone();
             bad[pos] ^= 0x04;
-            let err = Table::from_bytes(bad, &path, "r", "s")
-                .err()
-                .expect("damaged prefix opened");
+            let err = Table::from_bytes(bad, &path, "r", "s").err().expect("damaged prefix opened");
             if pos >= header_len + CRC_LEN {
-                assert!(
-                    err.to_string().contains("offset table checksum"),
-                    "byte {pos}: {err}"
-                );
+                assert!(err.to_string().contains("offset table checksum"), "byte {pos}: {err}");
             }
         }
     }
@@ -1302,18 +1206,10 @@ mod tests {
         let cases = [
             assemble(header(u64::MAX, 1, zero.clone()), &[], &[]),
             assemble(header(10, 0, zero.clone()), &[], &[]),
-            assemble(
-                header(10, MAX_BLOCK_CELLS + 1, zero.clone()),
-                &[8],
-                &garbage[..8],
-            ),
+            assemble(header(10, MAX_BLOCK_CELLS + 1, zero.clone()), &[8], &garbage[..8]),
             assemble(header(20, 10, zero.clone()), &[30, 20], &garbage[..20]),
             assemble(header(20, 10, zero.clone()), &[3, 20], &garbage[..20]),
-            assemble(
-                header(20, 10, zero.clone()),
-                &[u64::MAX - 2, u64::MAX],
-                &garbage,
-            ),
+            assemble(header(20, 10, zero.clone()), &[u64::MAX - 2, u64::MAX], &garbage),
             assemble(header(20, 10, zero.clone()), &[10, 20], &garbage[..30]),
         ];
         for (k, bytes) in cases.into_iter().enumerate() {
@@ -1323,18 +1219,9 @@ mod tests {
 
     #[test]
     fn blocks_of_wrong_content_are_refused_when_read() {
-        let counts = Counts {
-            states: 4,
-            draws: 4,
-            ..Counts::default()
-        };
+        let counts = Counts { states: 4, draws: 4, ..Counts::default() };
         let good = record_of(&[0; 8]);
-        let cases = [
-            garbage_with_crc(),
-            record_of(&[0; 7]),
-            record_of(&[0; 9]),
-            record_of(&[]),
-        ];
+        let cases = [garbage_with_crc(), record_of(&[0; 7]), record_of(&[0; 9]), record_of(&[])];
         for (k, bad) in cases.into_iter().enumerate() {
             let records = [good.clone(), bad.clone()].concat();
             let ends = [good.len() as u64, records.len() as u64];
@@ -1357,17 +1244,8 @@ mod tests {
     fn verify_refuses_counts_that_disagree_with_cells() {
         // One win in 1 (cell 2) among four slots, but the header says draws.
         let record = record_of(&[2, 0, 0, 0, 0, 0, 0, 0]);
-        let counts = Counts {
-            states: 4,
-            draws: 4,
-            ..Counts::default()
-        };
-        let table = open(assemble(
-            header(4, 4, counts),
-            &[record.len() as u64],
-            &record,
-        ))
-        .unwrap();
+        let counts = Counts { states: 4, draws: 4, ..Counts::default() };
+        let table = open(assemble(header(4, 4, counts), &[record.len() as u64], &record)).unwrap();
         assert_eq!(table.read_all().unwrap(), [2, 0, 0, 0]);
         let err = table.verify().unwrap_err().to_string();
         assert!(err.contains("counts disagree"), "{err}");

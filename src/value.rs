@@ -92,7 +92,11 @@ impl From<Value> for Cell {
         match v {
             Value::Draw => Cell::DRAW,
             Value::Win(d) | Value::Loss(d) => {
-                debug_assert_eq!(d % 2 == 1, matches!(v, Value::Win(_)), "{v}: wins are odd, losses even");
+                debug_assert_eq!(
+                    d % 2 == 1,
+                    matches!(v, Value::Win(_)),
+                    "{v}: wins are odd, losses even"
+                );
                 Cell(d + 1)
             }
         }
@@ -105,15 +109,26 @@ mod tests {
 
     #[test]
     fn cells_round_trip() {
-        for v in [Value::Draw, Value::Loss(0), Value::Win(1), Value::Loss(26), Value::Win(25), Value::Win(1001)] {
+        for v in [
+            Value::Draw,
+            Value::Loss(0),
+            Value::Win(1),
+            Value::Loss(26),
+            Value::Win(25),
+            Value::Win(1001),
+        ] {
             assert_eq!(Value::from(Cell::from(v)), v);
         }
     }
 
     #[test]
     fn preference_orders_fast_wins_first_and_slow_losses_last() {
-        let mut vs = vec![Value::Loss(2), Value::Win(5), Value::Draw, Value::Loss(10), Value::Win(1)];
+        let mut vs =
+            vec![Value::Loss(2), Value::Win(5), Value::Draw, Value::Loss(10), Value::Win(1)];
         vs.sort_by_key(|v| -v.preference());
-        assert_eq!(vs, vec![Value::Win(1), Value::Win(5), Value::Draw, Value::Loss(10), Value::Loss(2)]);
+        assert_eq!(
+            vs,
+            vec![Value::Win(1), Value::Win(5), Value::Draw, Value::Loss(10), Value::Loss(2)]
+        );
     }
 }

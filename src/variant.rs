@@ -63,10 +63,8 @@ impl Board {
                 (lo, mid),
             ]);
         }
-        let names = coords
-            .iter()
-            .map(|&(c, r)| format!("{}{}", (b'a' + c) as char, r + 1))
-            .collect();
+        let names =
+            coords.iter().map(|&(c, r)| format!("{}{}", (b'a' + c) as char, r + 1)).collect();
         let point = |r: usize, k: usize| 8 * r + (k % 8);
         let mut edges = Vec::new();
         let mut mills = Vec::new();
@@ -147,8 +145,13 @@ impl Board {
                 return Err(bad(format!("{} is adjacent to itself", self.names[p])));
             }
             for q in 0..n {
-                if self.adjacent(p as Point) & (1 << q) != 0 && self.adjacent(q as Point) & (1 << p) == 0 {
-                    return Err(bad(format!("adjacency {}-{} is one-way", self.names[p], self.names[q])));
+                if self.adjacent(p as Point) & (1 << q) != 0
+                    && self.adjacent(q as Point) & (1 << p) == 0
+                {
+                    return Err(bad(format!(
+                        "adjacency {}-{} is one-way",
+                        self.names[p], self.names[q]
+                    )));
                 }
             }
         }
@@ -161,7 +164,9 @@ impl Board {
             let along_lines = self.adjacent[a] & (1 << b) != 0 && self.adjacent[b] & (1 << c) != 0;
             if !collinear || !along_lines {
                 let names = [&self.names[a], &self.names[b], &self.names[c]];
-                return Err(bad(format!("mill {names:?} is not three points in a row along lines")));
+                return Err(bad(format!(
+                    "mill {names:?} is not three points in a row along lines"
+                )));
             }
         }
         let mut reached: Bits = 1;
@@ -319,7 +324,8 @@ pub struct Variant {
 }
 
 /// The variants this crate knows, by name.
-pub const VARIANT_NAMES: [&str; 7] = ["nine", "twelve", "eleven", "six", "five", "lasker", "morabaraba"];
+pub const VARIANT_NAMES: [&str; 7] =
+    ["nine", "twelve", "eleven", "six", "five", "lasker", "morabaraba"];
 
 impl Variant {
     /// A known variant with its default rules.

@@ -49,7 +49,11 @@ const EXAMPLES: usize = 5;
 
 /// The value of `state` from the values of its successors (`lookup`
 /// gives the value of any state that is not over).
-pub fn value_from_successors(v: &Variant, state: &State, lookup: &impl Fn(&State) -> Value) -> Value {
+pub fn value_from_successors(
+    v: &Variant,
+    state: &State,
+    lookup: &impl Fn(&State) -> Value,
+) -> Value {
     if state.mover_stones() < 3 {
         return Value::Loss(0);
     }
@@ -106,7 +110,10 @@ impl SectorCheck {
         self.examples.truncate(EXAMPLES);
     }
 
-    fn merge((mut a, ca): (SectorCheck, Counts), (b, cb): (SectorCheck, Counts)) -> (SectorCheck, Counts) {
+    fn merge(
+        (mut a, ca): (SectorCheck, Counts),
+        (b, cb): (SectorCheck, Counts),
+    ) -> (SectorCheck, Counts) {
         a.states += b.states;
         a.mismatches += b.mismatches;
         a.examples.extend(b.examples);
@@ -143,7 +150,10 @@ fn placement_successors(sector: Sector) -> (Sector, Option<Sector>) {
         mover_hand: sector.opponent_hand,
         opponent_hand: sector.mover_hand - 1,
     };
-    (after(sector.opponent), PlacementCheck::captures_need_cells(sector).then(|| after(sector.opponent - 1)))
+    (
+        after(sector.opponent),
+        PlacementCheck::captures_need_cells(sector).then(|| after(sector.opponent - 1)),
+    )
 }
 
 /// The other side of a moving-phase sector's pair.
@@ -204,7 +214,13 @@ impl<'a> Verifier<'a> {
         let ix = self.db.indexer();
         let cells = |s: Sector| &self.loaded[&s][..];
         let (mut check, found) = if sector.is_moving() {
-            let fast = MovingCheck::new(v, ix, sector, cells(partner(sector)), capture_target(sector).map(cells));
+            let fast = MovingCheck::new(
+                v,
+                ix,
+                sector,
+                cells(partner(sector)),
+                capture_target(sector).map(cells),
+            );
             fast.check_all(cells(sector))
         } else if !v.move_while_placing() {
             let (quiet, capture) = placement_successors(sector);
@@ -234,7 +250,9 @@ impl<'a> Verifier<'a> {
 /// table.
 fn plan_order(s: Sector) -> (u8, u8, u8, u8, std::cmp::Reverse<u8>) {
     match s.is_moving() {
-        true => (0, s.total_stones() as u8, s.mover.max(s.opponent), s.opponent, std::cmp::Reverse(0)),
+        true => {
+            (0, s.total_stones() as u8, s.mover.max(s.opponent), s.opponent, std::cmp::Reverse(0))
+        }
         false => (1, s.mover_hand, s.opponent_hand, s.mover, std::cmp::Reverse(s.opponent)),
     }
 }
@@ -253,16 +271,27 @@ impl Iterator for Verifier<'_> {
 
 /// The generic check of any sector: every state through
 /// [`value_from_successors`].
-fn check_generic(v: &Variant, ix: &Indexer, sector: Sector, cells: &HashMap<Sector, HugeCells>) -> (SectorCheck, Counts) {
+fn check_generic(
+    v: &Variant,
+    ix: &Indexer,
+    sector: Sector,
+    cells: &HashMap<Sector, HugeCells>,
+) -> (SectorCheck, Counts) {
     let lookup = |s: &State| {
         let sec = Sector::of(s);
-        let table = cells.get(&sec).unwrap_or_else(|| panic!("successor in unexpected sector {sec}"));
+        let table =
+            cells.get(&sec).unwrap_or_else(|| panic!("successor in unexpected sector {sec}"));
         Value::from(Cell(table[ix.sector(sec).rank(s.mover, s.opponent) as usize]))
     };
     let index = ix.sector(sector);
     let own = &cells[&sector];
     for_each_chunk(&index, sector, |check, counts, slot, mover, opponent| {
-        let state = State { mover, opponent, mover_hand: sector.mover_hand, opponent_hand: sector.opponent_hand };
+        let state = State {
+            mover,
+            opponent,
+            mover_hand: sector.mover_hand,
+            opponent_hand: sector.opponent_hand,
+        };
         let stored = Value::from(Cell(own[slot as usize]));
         check.note(counts, slot, stored, value_from_successors(v, &state, &lookup));
     })
@@ -280,7 +309,9 @@ fn for_each_chunk(
         .map(|c| {
             let (mut check, mut counts) = empty();
             let range = c * CHUNK..((c + 1) * CHUNK).min(index.slots());
-            index.for_each_in(range, |slot, mover, opponent| f(&mut check, &mut counts, slot, mover, opponent));
+            index.for_each_in(range, |slot, mover, opponent| {
+                f(&mut check, &mut counts, slot, mover, opponent)
+            });
             (check, counts)
         })
         .reduce(empty, SectorCheck::merge)
@@ -302,8 +333,17 @@ pub struct MovingCheck<'a> {
 impl<'a> MovingCheck<'a> {
     /// The check of `sector` given the cells of its partner and, unless
     /// its captures end the game, of the sector captures lead to.
-    pub fn new(v: &'a Variant, ix: &'a Indexer, sector: Sector, partner_cells: &'a [u16], capture_cells: Option<&'a [u16]>) -> Self {
-        assert!(sector.is_moving() && sector.mover >= 3 && sector.opponent >= 3, "{sector} is not a moving-phase sector");
+    pub fn new(
+        v: &'a Variant,
+        ix: &'a Indexer,
+        sector: Sector,
+        partner_cells: &'a [u16],
+        capture_cells: Option<&'a [u16]>,
+    ) -> Self {
+        assert!(
+            sector.is_moving() && sector.mover >= 3 && sector.opponent >= 3,
+            "{sector} is not a moving-phase sector"
+        );
         let with_cells = |s: Sector, cells: &'a [u16]| {
             let index = ix.sector(s);
             assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
@@ -329,7 +369,15 @@ impl<'a> MovingCheck<'a> {
     /// ([`check_by_opponent`]); returns what it found and the counts of
     /// `own`.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
-        check_by_opponent(self.v, self.ix, self.sector, own, |o| self.frames(o), || self.gathered(), |m, f, g| self.gather(m, f, g))
+        check_by_opponent(
+            self.v,
+            self.ix,
+            self.sector,
+            own,
+            |o| self.frames(o),
+            || self.gathered(),
+            |m, f, g| self.gather(m, f, g),
+        )
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it,
@@ -344,12 +392,22 @@ impl<'a> MovingCheck<'a> {
     /// What the successors of every state with the opponent's stones
     /// `opponent` share: their movers, framed once.
     fn frames(&self, opponent: Bits) -> OpponentFrames<'_> {
-        opponent_frames(self.v, &self.quiet.0, self.captures.as_ref().map(|(index, _)| index), opponent)
+        opponent_frames(
+            self.v,
+            &self.quiet.0,
+            self.captures.as_ref().map(|(index, _)| index),
+            opponent,
+        )
     }
 
     fn gathered(&self) -> Gathered<'a> {
         let captures = self.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
-        Gathered { best: Best::default(), quiet: Batch::new(self.quiet.1), captures: Batch::new(captures), known: None }
+        Gathered {
+            best: Best::default(),
+            quiet: Batch::new(self.quiet.1),
+            captures: Batch::new(captures),
+            known: None,
+        }
     }
 
     /// Ranks the successors of the state (`mover`, `opponent`) into `g`
@@ -383,7 +441,11 @@ impl<'a> MovingCheck<'a> {
         }
         if !any_move {
             let full = mover | frames.opponent == board.all();
-            let cell = if full && self.v.full_board_draw() { Cell::DRAW } else { Cell::from(Value::Loss(0)) };
+            let cell = if full && self.v.full_board_draw() {
+                Cell::DRAW
+            } else {
+                Cell::from(Value::Loss(0))
+            };
             g.known = Some(cell.0 as u32);
         }
     }
@@ -443,13 +505,21 @@ fn check_by_opponent<'c, F>(
                     let (mover, slot) = (pending.movers[k], pending.slots[k]);
                     gather(mover, &frames, &mut g);
                     let found = g.resolve();
-                    check.note(&mut counts, slot, Value::from(Cell(own[slot as usize])), value_of_cell(found));
+                    check.note(
+                        &mut counts,
+                        slot,
+                        Value::from(Cell(own[slot as usize])),
+                        value_of_cell(found),
+                    );
                 }
                 pending.len = 0;
             };
             for_each_subset(free.count_ones(), sector.mover as u32, |_, compact| {
                 let mover = deposit_bits(compact, free);
-                if stabiliser != 1 && points(stabiliser & !1).any(|s| ix.symmetries().apply(s as usize, mover) < mover) {
+                if stabiliser != 1
+                    && points(stabiliser & !1)
+                        .any(|s| ix.symmetries().apply(s as usize, mover) < mover)
+                {
                     return;
                 }
                 pending.movers[pending.len] = mover;
@@ -496,8 +566,17 @@ impl<'a> PlacementCheck<'a> {
     /// The check of `sector` given the cells of the sector its quiet
     /// placements lead to and, unless its captures end the game (or none
     /// is possible), of the sector captures lead to.
-    pub fn new(v: &'a Variant, ix: &'a Indexer, sector: Sector, quiet_cells: &'a [u16], capture_cells: Option<&'a [u16]>) -> Self {
-        assert!(sector.mover_hand > 0 && !v.move_while_placing(), "{sector} is not a placement sector of the fast check");
+    pub fn new(
+        v: &'a Variant,
+        ix: &'a Indexer,
+        sector: Sector,
+        quiet_cells: &'a [u16],
+        capture_cells: Option<&'a [u16]>,
+    ) -> Self {
+        assert!(
+            sector.mover_hand > 0 && !v.move_while_placing(),
+            "{sector} is not a placement sector of the fast check"
+        );
         let with_cells = |s: Sector, cells: &'a [u16]| {
             let index = ix.sector(s);
             assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
@@ -515,7 +594,9 @@ impl<'a> PlacementCheck<'a> {
     /// Whether a capture from `sector` leaves the opponent a game to play,
     /// so that the check needs the cells of the sector it leads to.
     pub fn captures_need_cells(sector: Sector) -> bool {
-        sector.mover + 1 >= 3 && sector.opponent > 0 && sector.opponent - 1 + sector.opponent_hand >= 3
+        sector.mover + 1 >= 3
+            && sector.opponent > 0
+            && sector.opponent - 1 + sector.opponent_hand >= 3
     }
 
     /// Checks every canonical state of the sector against `own`, its
@@ -523,7 +604,15 @@ impl<'a> PlacementCheck<'a> {
     /// solver does ([`check_by_opponent`]); returns what it found and the
     /// counts of `own`.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
-        check_by_opponent(self.v, self.ix, self.sector, own, |o| self.frames(o), || self.gathered(), |m, f, g| self.gather(m, f, g))
+        check_by_opponent(
+            self.v,
+            self.ix,
+            self.sector,
+            own,
+            |o| self.frames(o),
+            || self.gathered(),
+            |m, f, g| self.gather(m, f, g),
+        )
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it.
@@ -535,13 +624,23 @@ impl<'a> PlacementCheck<'a> {
 
     fn gathered(&self) -> Gathered<'a> {
         let captures = self.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
-        Gathered { best: Best::default(), quiet: Batch::new(self.quiet.1), captures: Batch::new(captures), known: None }
+        Gathered {
+            best: Best::default(),
+            quiet: Batch::new(self.quiet.1),
+            captures: Batch::new(captures),
+            known: None,
+        }
     }
 
     /// What the successors of every state with the opponent's stones
     /// `opponent` share: their movers, framed once.
     fn frames(&self, opponent: Bits) -> OpponentFrames<'_> {
-        opponent_frames(self.v, &self.quiet.0, self.captures.as_ref().map(|(index, _)| index), opponent)
+        opponent_frames(
+            self.v,
+            &self.quiet.0,
+            self.captures.as_ref().map(|(index, _)| index),
+            opponent,
+        )
     }
 
     /// Ranks the successors of the state (`mover`, `frames.opponent`) into
@@ -584,10 +683,17 @@ struct OpponentFrames<'a> {
 /// The frames of the successors of the states whose opponent holds
 /// `opponent`: quiet ones in `quiet`, captures in `captures` (none when
 /// every capture ends the game).
-fn opponent_frames<'a>(v: &Variant, quiet: &SectorIndex<'a>, captures: Option<&SectorIndex<'a>>, opponent: Bits) -> OpponentFrames<'a> {
+fn opponent_frames<'a>(
+    v: &Variant,
+    quiet: &SectorIndex<'a>,
+    captures: Option<&SectorIndex<'a>>,
+    opponent: Bits,
+) -> OpponentFrames<'a> {
     let removable = v.board().removable(opponent);
     let captures = match captures {
-        Some(index) if removable != 0 => points(removable).map(|r| index.frame(opponent ^ (1 << r))).collect(),
+        Some(index) if removable != 0 => {
+            points(removable).map(|r| index.frame(opponent ^ (1 << r))).collect()
+        }
         _ => Vec::new(),
     };
     OpponentFrames { opponent, quiet: quiet.frame(opponent), captures, can_capture: removable != 0 }
@@ -722,6 +828,9 @@ fn prefetch(cell: &u16) {
     #[cfg(target_arch = "x86_64")]
     // Safety: a prefetch is only a hint; any address is allowed.
     unsafe {
-        std::arch::x86_64::_mm_prefetch(cell as *const u16 as *const i8, std::arch::x86_64::_MM_HINT_T0);
+        std::arch::x86_64::_mm_prefetch(
+            cell as *const u16 as *const i8,
+            std::arch::x86_64::_MM_HINT_T0,
+        );
     }
 }

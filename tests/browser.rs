@@ -13,8 +13,8 @@ mod common;
 mod server;
 
 use chromium::Browser;
-use server::{encode, six, Server};
 use serde_json::{json, Value as Json};
+use server::{encode, six, Server};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -24,9 +24,12 @@ fn chromium_or_skip(test: &str) -> Option<PathBuf> {
     if let Some(path) = chromium::find() {
         return Some(path);
     }
-    let required = std::env::var_os("CI").is_some() || std::env::var_os("MORRIS_BROWSER_TESTS").is_some();
+    let required =
+        std::env::var_os("CI").is_some() || std::env::var_os("MORRIS_BROWSER_TESTS").is_some();
     assert!(!required, "chromium is not installed but CI or MORRIS_BROWSER_TESTS asks for the browser tests (apt-get install chromium)");
-    eprintln!("SKIPPED {test}: no chromium on PATH (apt-get install chromium, or set MORRIS_CHROMIUM)");
+    eprintln!(
+        "SKIPPED {test}: no chromium on PATH (apt-get install chromium, or set MORRIS_CHROMIUM)"
+    );
     None
 }
 
@@ -40,11 +43,15 @@ impl Server {
     fn api(&self, path: &str, query: &[(&str, &str)]) -> Json {
         let params: Vec<String> = query.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect();
         let mut stream = TcpStream::connect(&self.addr).unwrap();
-        write!(stream, "GET {path}?{} HTTP/1.0\r\nHost: {}\r\n\r\n", params.join("&"), self.addr).unwrap();
+        write!(stream, "GET {path}?{} HTTP/1.0\r\nHost: {}\r\n\r\n", params.join("&"), self.addr)
+            .unwrap();
         let mut response = String::new();
         stream.read_to_string(&mut response).unwrap();
         let (head, body) = response.split_once("\r\n\r\n").unwrap();
-        assert!(head.starts_with("HTTP/1.1 200") || head.starts_with("HTTP/1.0 200"), "{path} {query:?}: {response}");
+        assert!(
+            head.starts_with("HTTP/1.1 200") || head.starts_with("HTTP/1.0 200"),
+            "{path} {query:?}: {response}"
+        );
         serde_json::from_str(body).unwrap()
     }
 
@@ -52,7 +59,8 @@ impl Server {
     /// quiet move (the notation of a capture has an `x`).
     fn raw_query(&self, position: &str, moves: &str) -> bool {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
-        let target = format!("/api/query?variant=six&position={}&moves={}", encode(position), encode(moves));
+        let target =
+            format!("/api/query?variant=six&position={}&moves={}", encode(position), encode(moves));
         write!(stream, "GET {target} HTTP/1.0\r\nHost: {}\r\n\r\n", self.addr).unwrap();
         let mut response = String::new();
         stream.read_to_string(&mut response).unwrap();
@@ -76,12 +84,18 @@ fn settle(browser: &mut Browser, condition: &str, what: &str) {
 }
 
 fn text_of(browser: &mut Browser, selector: &str) -> String {
-    let js = format!("(document.querySelector({}) || {{textContent: null}}).textContent", json!(selector));
+    let js = format!(
+        "(document.querySelector({}) || {{textContent: null}}).textContent",
+        json!(selector)
+    );
     browser.eval(&js).as_str().unwrap_or_else(|| panic!("no element {selector}")).to_string()
 }
 
 fn count(browser: &mut Browser, selector: &str) -> u64 {
-    browser.eval(&format!("document.querySelectorAll({}).length", json!(selector))).as_u64().unwrap()
+    browser
+        .eval(&format!("document.querySelectorAll({}).length", json!(selector)))
+        .as_u64()
+        .unwrap()
 }
 
 /// The page's URL parameter `name`.
@@ -95,8 +109,12 @@ fn banner_words(answer: &Json) -> String {
     let who = if answer["to_move"] == "white" { "White" } else { "Black" };
     let words = match (answer["value"].as_str().unwrap(), answer["plies"].as_u64()) {
         ("draw", _) => "Draw".to_string(),
-        (value, Some(1)) => format!("{who} {}s in 1 ply", if value == "win" { "win" } else { "lose" }),
-        (value, Some(n)) => format!("{who} {}s in {n} plies", if value == "win" { "win" } else { "lose" }),
+        (value, Some(1)) => {
+            format!("{who} {}s in 1 ply", if value == "win" { "win" } else { "lose" })
+        }
+        (value, Some(n)) => {
+            format!("{who} {}s in {n} plies", if value == "win" { "win" } else { "lose" })
+        }
         (value, None) => format!("{who} {}s", if value == "win" { "win" } else { "lose" }),
     };
     format!("{who} to move: {words}")
@@ -129,7 +147,12 @@ fn assert_shows(browser: &mut Browser, answer: &Json) {
     assert_eq!(text_of(browser, "#banner"), banner_words(answer));
     assert_eq!(shown_moves(browser), expected_moves(answer));
     assert_eq!(browser.eval("document.getElementById('position').value"), answer["position"]);
-    for m in answer["moves"].as_array().unwrap().iter().filter(|m| !m["move"].as_str().unwrap().contains('-')) {
+    for m in answer["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| !m["move"].as_str().unwrap().contains('-'))
+    {
         // A placement is marked at its point, in its value's colour.
         let to = &m["move"].as_str().unwrap()[..2];
         let mark = format!("#board .mark.{}[data-point='{to}']", m["value"].as_str().unwrap());
@@ -140,7 +163,9 @@ fn assert_shows(browser: &mut Browser, answer: &Json) {
 
 #[test]
 fn play_undo_redo_and_links_in_a_real_browser() {
-    let Some(chromium) = chromium_or_skip("play_undo_redo_and_links_in_a_real_browser") else { return };
+    let Some(chromium) = chromium_or_skip("play_undo_redo_and_links_in_a_real_browser") else {
+        return;
+    };
     let server = Server::start(six());
     let mut browser = Browser::start(&chromium, 1200, 900);
 
@@ -150,37 +175,64 @@ fn play_undo_redo_and_links_in_a_real_browser() {
     let start = server.query("start");
     assert_shows(&mut browser, &start);
     assert_eq!(count(&mut browser, "#board .stone"), 0);
-    assert_eq!(count(&mut browser, "#board .mark"), start["moves"].as_array().unwrap().len() as u64);
+    assert_eq!(
+        count(&mut browser, "#board .mark"),
+        start["moves"].as_array().unwrap().len() as u64
+    );
 
     // Click the best move on the board.
     let best = &start["moves"][0];
     let to = best["move"].as_str().unwrap();
     browser.click(&format!("#board .target[data-point='{to}']"));
-    settle(&mut browser, "document.querySelectorAll('#history li').length === 2", "the move to be played");
+    settle(
+        &mut browser,
+        "document.querySelectorAll('#history li').length === 2",
+        "the move to be played",
+    );
     let after = server.query(best["position"].as_str().unwrap());
     assert_shows(&mut browser, &after);
     assert_eq!(url_param(&mut browser, "position"), best["position"].as_str().unwrap());
     assert_eq!(count(&mut browser, &format!("#board .stone.white[data-point='{to}']")), 1);
     assert_eq!(count(&mut browser, "#board .stone"), 1);
-    assert_eq!(count(&mut browser, &format!("#board .last[data-point='{to}']")), 1, "the last move is marked");
+    assert_eq!(
+        count(&mut browser, &format!("#board .last[data-point='{to}']")),
+        1,
+        "the last move is marked"
+    );
     assert_eq!(text_of(&mut browser, "#history li.current"), to);
 
     // Undo with the button, redo with the arrow key.
     browser.click("#undo");
-    settle(&mut browser, "document.querySelector('#banner').textContent.startsWith('White')", "undo");
+    settle(
+        &mut browser,
+        "document.querySelector('#banner').textContent.startsWith('White')",
+        "undo",
+    );
     assert_shows(&mut browser, &start);
     assert_eq!(count(&mut browser, "#board .stone"), 0);
     assert_eq!(browser.eval("document.getElementById('redo').disabled"), json!(false));
     browser.key("ArrowRight", 39);
-    settle(&mut browser, "document.querySelector('#banner').textContent.startsWith('Black')", "redo by the arrow key");
+    settle(
+        &mut browser,
+        "document.querySelector('#banner').textContent.startsWith('Black')",
+        "redo by the arrow key",
+    );
     assert_shows(&mut browser, &after);
 
     // A link with a position in it: a few plies of perfect play on.
-    let line: Vec<&str> = start["line"].as_array().unwrap().iter().take(5).map(|m| m.as_str().unwrap()).collect();
-    let deep = server.api("/api/query", &[("variant", "six"), ("position", "start"), ("moves", line.join(" ").as_str())]);
+    let line: Vec<&str> =
+        start["line"].as_array().unwrap().iter().take(5).map(|m| m.as_str().unwrap()).collect();
+    let deep = server.api(
+        "/api/query",
+        &[("variant", "six"), ("position", "start"), ("moves", line.join(" ").as_str())],
+    );
     let position = deep["position"].as_str().unwrap();
     browser.navigate(&server.url(&[("variant", "six"), ("position", position)]));
-    settle(&mut browser, "document.querySelectorAll('#moves li').length > 0", "the linked position");
+    settle(
+        &mut browser,
+        "document.querySelectorAll('#moves li').length > 0",
+        "the linked position",
+    );
     assert_shows(&mut browser, &deep);
     let fields: Vec<&str> = position.split(' ').collect();
     let on_board = |c: char| fields[0].chars().filter(|&x| x == c).count() as u64;
@@ -193,14 +245,20 @@ fn play_undo_redo_and_links_in_a_real_browser() {
 
 #[test]
 fn refused_and_missing_positions_are_explained() {
-    let Some(chromium) = chromium_or_skip("refused_and_missing_positions_are_explained") else { return };
+    let Some(chromium) = chromium_or_skip("refused_and_missing_positions_are_explained") else {
+        return;
+    };
     let server = Server::start(six());
     let mut browser = Browser::start(&chromium, 1000, 800);
 
     // A position the server refuses: the page says why and shows the start.
     browser.navigate(&server.url(&[("variant", "six"), ("position", "WWWW/zz w 1 1")]));
     settle(&mut browser, "!document.getElementById('notice').hidden", "the refusal");
-    assert!(text_of(&mut browser, "#notice").starts_with("Refused: "), "{}", text_of(&mut browser, "#notice"));
+    assert!(
+        text_of(&mut browser, "#notice").starts_with("Refused: "),
+        "{}",
+        text_of(&mut browser, "#notice")
+    );
     assert_eq!(count(&mut browser, "#board .stone"), 0);
 
     // A variant with no tables: not in this database, with the command.
@@ -208,7 +266,10 @@ fn refused_and_missing_positions_are_explained() {
     settle(&mut browser, "!document.getElementById('notice').hidden", "the missing tables");
     let notice = text_of(&mut browser, "#notice");
     assert!(notice.starts_with("Not in this database."), "{notice}");
-    assert!(text_of(&mut browser, "#notice code").starts_with("morris solve --variant nine"), "{notice}");
+    assert!(
+        text_of(&mut browser, "#notice code").starts_with("morris solve --variant nine"),
+        "{notice}"
+    );
     assert_eq!(count(&mut browser, "#moves li"), 0);
     assert_eq!(browser.errors, Vec::<String>::new(), "the page reported errors");
 }
@@ -238,7 +299,9 @@ fn type_into(browser: &mut Browser, id: &str, value: &str) {
 
 #[test]
 fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() {
-    let Some(chromium) = chromium_or_skip("editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser") else {
+    let Some(chromium) = chromium_or_skip(
+        "editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser",
+    ) else {
         return;
     };
     let server = Server::start(six());
@@ -250,7 +313,12 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
     // Black one on the ninth (two clicks: White, then Black), 5 in hand each.
     let variants = server.api("/api/variants", &[]);
     let six = variants["variants"].as_array().unwrap().iter().find(|v| v["name"] == "six").unwrap();
-    let points: Vec<&str> = six["board"]["points"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    let points: Vec<&str> = six["board"]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
     browser.click("#edit");
     settle(&mut browser, "!document.getElementById('editor').hidden", "the editor");
     browser.click(&format!("#board .target[data-point='{}']", points[0]));
@@ -259,7 +327,11 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
     type_into(&mut browser, "edit-white-hand", "5");
     type_into(&mut browser, "edit-black-hand", "5");
     let edited = "W......./B....... w 5 5";
-    assert_eq!(browser.eval("document.getElementById('position').value"), json!(edited), "the notation exported while editing");
+    assert_eq!(
+        browser.eval("document.getElementById('position').value"),
+        json!(edited),
+        "the notation exported while editing"
+    );
     browser.click("#edit-done");
     settle(&mut browser, "document.getElementById('editor').hidden && document.querySelectorAll('#moves li').length > 0", "the edited position");
     let set = server.query(edited);
@@ -270,7 +342,11 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
     browser.click("#edit");
     type_into(&mut browser, "edit-white-hand", "9");
     browser.click("#edit-done");
-    settle(&mut browser, "!document.getElementById('notice').hidden", "the refusal of an edited position");
+    settle(
+        &mut browser,
+        "!document.getElementById('notice').hidden",
+        "the refusal of an edited position",
+    );
     assert!(text_of(&mut browser, "#notice").starts_with("Refused: "));
     assert_eq!(browser.eval("document.getElementById('editor').hidden"), json!(false));
     browser.click("#edit-cancel");
@@ -281,7 +357,11 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
     select(&mut browser, "mode", "White");
     let mine = &set["moves"][0];
     browser.click(&format!("#board .target[data-point='{}']", mine["move"].as_str().unwrap()));
-    settle(&mut browser, "document.querySelectorAll('#history li').length === 4", "the perfect player's answer");
+    settle(
+        &mut browser,
+        "document.querySelectorAll('#history li').length === 4",
+        "the perfect player's answer",
+    );
     let asked = server.query(mine["position"].as_str().unwrap());
     let answer = browser.eval("document.querySelector('#history li:last-child').textContent");
     let best = &asked["moves"][0];
@@ -292,12 +372,19 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
         .filter(|m| m["value"] == best["value"] && m["plies"] == best["plies"])
         .map(|m| m["move"].as_str().unwrap())
         .collect();
-    assert!(equally_good.contains(&answer.as_str().unwrap()), "{answer} is not among the best {equally_good:?}");
+    assert!(
+        equally_good.contains(&answer.as_str().unwrap()),
+        "{answer} is not among the best {equally_good:?}"
+    );
     assert!(text_of(&mut browser, "#banner").starts_with("White to move"));
 
     // Swap sides: the perfect player now has White, which is to move.
     browser.click("#swap");
-    settle(&mut browser, "document.querySelectorAll('#history li').length === 5", "the perfect player's move as White");
+    settle(
+        &mut browser,
+        "document.querySelectorAll('#history li').length === 5",
+        "the perfect player's move as White",
+    );
     assert!(text_of(&mut browser, "#banner").starts_with("Black to move"));
     assert_eq!(browser.eval("document.getElementById('mode').value"), json!("Black"));
 
@@ -306,7 +393,13 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
     browser.click("#hide-eval");
     settle(&mut browser, "document.body.classList.contains('hide-eval')", "the evaluation to hide");
     assert_eq!(text_of(&mut browser, "#banner"), "Black to move");
-    assert_eq!(count(&mut browser, "#board .mark.win, #board .mark.draw, #board .mark.loss, #board .mark-text"), 0);
+    assert_eq!(
+        count(
+            &mut browser,
+            "#board .mark.win, #board .mark.draw, #board .mark.loss, #board .mark-text"
+        ),
+        0
+    );
     assert!(count(&mut browser, "#board .mark.neutral") > 0);
     assert_eq!(browser.eval("document.getElementById('moves').offsetParent === null"), json!(true));
     browser.click("#hide-eval");
@@ -315,13 +408,26 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
     // The chart: from the edited position (a win for White), a move that
     // throws the win away is marked.
     browser.navigate(&server.url(&[("variant", "six"), ("position", edited)]));
-    settle(&mut browser, "document.querySelectorAll('#moves li').length > 0", "the edited position from its link");
+    settle(
+        &mut browser,
+        "document.querySelectorAll('#moves li').length > 0",
+        "the edited position from its link",
+    );
     assert_eq!(set["value"], "win", "the edited position is a win: {set}");
-    let bad = set["moves"].as_array().unwrap().iter().find(|m| m["value"] != "win").expect("a move that throws the win away");
+    let bad = set["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["value"] != "win")
+        .expect("a move that throws the win away");
     let bad_move = bad["move"].as_str().unwrap();
     browser.click(&format!("#moves li[data-move='{bad_move}']"));
     settle(&mut browser, "document.querySelectorAll('#history li').length === 2", "the bad move");
-    assert_eq!(count(&mut browser, "#chart .blunder[data-ply='1']"), 1, "the bad move is marked on the chart");
+    assert_eq!(
+        count(&mut browser, "#chart .blunder[data-ply='1']"),
+        1,
+        "the bad move is marked on the chart"
+    );
     let blunders = text_of(&mut browser, "#blunders");
     let to = if bad["value"] == "draw" { "a draw" } else { "a loss" };
     assert_eq!(blunders, format!("Results thrown away: ply 1 {bad_move} (a win to {to})."));
@@ -333,28 +439,49 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
     // threefold the game goes on.
     let (moving, cycle) = moving_cycle(&server);
     browser.navigate(&server.url(&[("variant", "six"), ("position", moving.as_str())]));
-    settle(&mut browser, "document.querySelectorAll('#moves li').length > 0", "the moving-phase position");
+    settle(
+        &mut browser,
+        "document.querySelectorAll('#moves li').length > 0",
+        "the moving-phase position",
+    );
     for (i, m) in cycle.iter().enumerate() {
         assert!(!text_of(&mut browser, "#banner").contains("repetition"), "before move {i}");
         assert!(move_names(&mut browser).contains(m), "{m} not offered");
         browser.click(&format!("#moves li[data-move='{m}']"));
-        settle(&mut browser, &format!("document.querySelectorAll('#history li').length === {}", i + 2), "a move of the cycle");
+        settle(
+            &mut browser,
+            &format!("document.querySelectorAll('#history li').length === {}", i + 2),
+            "a move of the cycle",
+        );
     }
-    assert_eq!(text_of(&mut browser, "#banner"), "Game over: a draw by repetition (the board of ply 0 is back)");
+    assert_eq!(
+        text_of(&mut browser, "#banner"),
+        "Game over: a draw by repetition (the board of ply 0 is back)"
+    );
     assert_eq!(count(&mut browser, "#board .mark"), 0, "no moves after the end");
     select(&mut browser, "repetition", "threefold");
-    settle(&mut browser, "!document.querySelector('#banner').textContent.includes('repetition')", "threefold to let the game go on");
+    settle(
+        &mut browser,
+        "!document.querySelector('#banner').textContent.includes('repetition')",
+        "threefold to let the game go on",
+    );
     assert!(count(&mut browser, "#board .mark") > 0);
 
     // The database view: one row per sector with its bars, and the histogram.
     let stats = server.api("/api/stats", &[("variant", "six")]);
     browser.eval("document.getElementById('database').open = true");
-    settle(&mut browser, "document.querySelectorAll('#db-sectors tbody tr').length > 0", "the database view");
+    settle(
+        &mut browser,
+        "document.querySelectorAll('#db-sectors tbody tr').length > 0",
+        "the database view",
+    );
     assert_eq!(count(&mut browser, "#db-sectors tbody tr"), stats.as_array().unwrap().len() as u64);
     let first = &stats[0];
-    let row = format!("#db-sectors tr[data-sector='{}'] .bar .part", first["sector"].as_str().unwrap());
+    let row =
+        format!("#db-sectors tr[data-sector='{}'] .bar .part", first["sector"].as_str().unwrap());
     assert_eq!(count(&mut browser, &row), 3);
-    let share = browser.eval(&format!("document.querySelector({}).style.width", json!(format!("{row}.win"))));
+    let share = browser
+        .eval(&format!("document.querySelector({}).style.width", json!(format!("{row}.win"))));
     let wins = first["wins"].as_f64().unwrap() / first["states"].as_f64().unwrap() * 100.0;
     let shown: f64 = share.as_str().unwrap().trim_end_matches('%').parse().unwrap();
     assert!((shown - wins).abs() < 0.01, "{shown} % shown for {wins} % wins");
@@ -390,7 +517,8 @@ fn editor_perfect_player_chart_repetition_and_database_view_in_a_real_browser() 
 /// quiet moves from it (a-b, c-d, b-a, d-c) that bring its board back.
 fn moving_cycle(server: &Server) -> (String, Vec<String>) {
     let start = server.query("start");
-    let line: Vec<&str> = start["line"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    let line: Vec<&str> =
+        start["line"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
     let quiet = |answer: &Json| -> Vec<String> {
         answer["moves"]
             .as_array()
@@ -402,9 +530,18 @@ fn moving_cycle(server: &Server) -> (String, Vec<String>) {
     };
     let back = |m: &str| m.split_once('-').map(|(a, b)| format!("{b}-{a}")).unwrap();
     for n in 12..line.len() {
-        let p0 = server.api("/api/query", &[("variant", "six"), ("position", "start"), ("moves", line[..n].join(" ").as_str())]);
+        let p0 = server.api(
+            "/api/query",
+            &[("variant", "six"), ("position", "start"), ("moves", line[..n].join(" ").as_str())],
+        );
         for m1 in quiet(&p0) {
-            let p1 = server.query(&p0["moves"].as_array().unwrap().iter().find(|m| m["move"] == m1.as_str()).unwrap()["position"].as_str().unwrap().to_string());
+            let p1 = server.query(
+                &p0["moves"].as_array().unwrap().iter().find(|m| m["move"] == m1.as_str()).unwrap()
+                    ["position"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            );
             for m2 in quiet(&p1) {
                 let moves = [m1.clone(), m2.clone(), back(&m1), back(&m2)];
                 let all = moves.join(" ");

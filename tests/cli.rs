@@ -51,7 +51,8 @@ fn parse_sectors_json(json: &str) -> Vec<(String, u64, u64)> {
 }
 
 fn raw_field<'a>(object: &'a str, key: &str) -> &'a str {
-    let start = object.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("no {key} in {object}"));
+    let start =
+        object.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("no {key} in {object}"));
     let rest = object[start + key.len() + 3..].trim_start();
     let end = rest.find([',', '}']).unwrap_or(rest.len());
     rest[..end].trim()
@@ -87,7 +88,8 @@ fn sectors_json_of_six_lists_its_16_moving_sectors() {
 
 #[test]
 fn sectors_with_placement_start_at_the_empty_board() {
-    let sectors = parse_sectors_json(&ok(&["sectors", "--json", "--phase", "all", "--variant", "six"]));
+    let sectors =
+        parse_sectors_json(&ok(&["sectors", "--json", "--phase", "all", "--variant", "six"]));
     assert!(sectors.iter().any(|s| s == &("0-0-6-6".to_string(), 1, 1)));
 }
 
@@ -95,7 +97,10 @@ fn sectors_with_placement_start_at_the_empty_board() {
 fn sectors_table_ends_with_the_total() {
     let table = ok(&["sectors"]);
     let last = table.lines().last().unwrap();
-    assert!(last.starts_with("moving phase (49 sectors)") && last.contains(" 8904593601 "), "{last}");
+    assert!(
+        last.starts_with("moving phase (49 sectors)") && last.contains(" 8904593601 "),
+        "{last}"
+    );
 }
 
 #[test]

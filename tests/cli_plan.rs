@@ -47,11 +47,20 @@ fn plan(db: &Path, args: &[&str]) -> Vec<Json> {
     let mut all = vec!["plan", "--json"];
     all.extend_from_slice(args);
     let out = ok(db, &all);
-    serde_json::from_str::<Json>(&out).expect("plan --json is JSON").as_array().expect("an array").clone()
+    serde_json::from_str::<Json>(&out)
+        .expect("plan --json is JSON")
+        .as_array()
+        .expect("an array")
+        .clone()
 }
 
 fn strings(value: &Json) -> Vec<String> {
-    value.as_array().expect("an array").iter().map(|s| s.as_str().expect("a string").to_string()).collect()
+    value
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|s| s.as_str().expect("a string").to_string())
+        .collect()
 }
 
 /// Every job's dependencies come before it, in an earlier wave, and are
@@ -66,15 +75,28 @@ fn check_plan(jobs: &[Json]) -> Vec<String> {
         let my_wave = job["wave"].as_u64().unwrap();
         let depends_on = strings(&job["depends_on"]);
         for dep in &depends_on {
-            let dep_wave = wave.get(dep).unwrap_or_else(|| panic!("{id} depends on {dep}, which does not come before it"));
-            assert!(*dep_wave < my_wave, "{id} in wave {my_wave}, its dependency {dep} in {dep_wave}");
+            let dep_wave = wave
+                .get(dep)
+                .unwrap_or_else(|| panic!("{id} depends on {dep}, which does not come before it"));
+            assert!(
+                *dep_wave < my_wave,
+                "{id} in wave {my_wave}, its dependency {dep} in {dep_wave}"
+            );
         }
         for sector in strings(&job["reads"]) {
-            let by = writer.get(&sector).unwrap_or_else(|| panic!("{id} reads {sector}, written by no job before it"));
-            assert!(depends_on.contains(by), "{id} reads {sector} of job {by}, not in its depends_on {depends_on:?}");
+            let by = writer
+                .get(&sector)
+                .unwrap_or_else(|| panic!("{id} reads {sector}, written by no job before it"));
+            assert!(
+                depends_on.contains(by),
+                "{id} reads {sector} of job {by}, not in its depends_on {depends_on:?}"
+            );
         }
         for sector in strings(&job["sectors"]) {
-            assert!(writer.insert(sector.clone(), id.clone()).is_none(), "{sector} written by two jobs");
+            assert!(
+                writer.insert(sector.clone(), id.clone()).is_none(),
+                "{sector} written by two jobs"
+            );
         }
         for key in ["states", "slots", "memory", "disk"] {
             assert!(job[key].as_u64().unwrap() > 0, "{id}: {key}");
@@ -103,7 +125,10 @@ fn the_plan_lists_each_job_after_the_jobs_whose_tables_it_reads() {
 
     // The text form: one line per job, id and wave first, for awk.
     let table = ok(db.path(), &["plan", "--variant", "six"]);
-    let rows: Vec<&str> = table.lines().filter(|l| l.split_whitespace().nth(1).is_some_and(|w| w.parse::<u32>().is_ok())).collect();
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1).is_some_and(|w| w.parse::<u32>().is_ok()))
+        .collect();
     assert_eq!(rows.len(), six.len(), "{table}");
     assert!(rows[0].starts_with("3-3 ") && rows[0].trim_end().ends_with(" -"), "{table}");
     assert!(table.contains(&format!("{} jobs, {states} states;", six.len())), "{table}");
@@ -111,8 +136,14 @@ fn the_plan_lists_each_job_after_the_jobs_whose_tables_it_reads() {
     assert!(fs::read_dir(db.path()).unwrap().next().is_none());
 
     let err = fails(db.path(), &["plan", "--variant", "lasker"]);
-    assert!(err.contains("placement phase of lasker has cycles") && err.contains("--phase moving"), "{err}");
-    assert_eq!(plan(db.path(), &["--variant", "lasker", "--phase", "moving", "--max-stones", "7"]).len(), 2);
+    assert!(
+        err.contains("placement phase of lasker has cycles") && err.contains("--phase moving"),
+        "{err}"
+    );
+    assert_eq!(
+        plan(db.path(), &["--variant", "lasker", "--phase", "moving", "--max-stones", "7"]).len(),
+        2
+    );
     fails(db.path(), &["plan", "--max-stones", "5"]);
 }
 
@@ -125,7 +156,8 @@ fn job_by_job_equals_one_solve(variant: &str, plan_args: &[&str], solve_args: &[
     args.extend_from_slice(plan_args);
     let ids = check_plan(&plan(jobs_db.path(), &args));
     for id in &ids {
-        let out = ok(jobs_db.path(), &["solve", "--variant", variant, "--job", id, "--threads", "1"]);
+        let out =
+            ok(jobs_db.path(), &["solve", "--variant", variant, "--job", id, "--threads", "1"]);
         assert!(out.contains(&format!("solved job {id}: tables ")), "{out}");
     }
     let mut args = vec!["solve", "--variant", variant, "--threads", "2"];
@@ -141,7 +173,10 @@ fn six_solved_job_by_job_has_the_tables_of_one_solve() {
     // Done is done: a job whose tables exist does nothing, and says so.
     let before = tables(db.path());
     let out = ok(db.path(), &["solve", "--variant", "six", "--job", "5-4"]);
-    assert!(out.contains("job 5-4 already solved in ") && out.contains("(tables 5-4 4-5)"), "{out}");
+    assert!(
+        out.contains("job 5-4 already solved in ") && out.contains("(tables 5-4 4-5)"),
+        "{out}"
+    );
     let out = ok(db.path(), &["solve", "--variant", "six", "--job", "1-1-5-5"]);
     assert!(out.contains("job 1-1-5-5 already solved"), "{out}");
     assert!(tables(db.path()) == before);
@@ -159,13 +194,22 @@ fn nine_up_to_8_stones_solved_job_by_job_has_the_tables_of_one_solve() {
 fn a_job_whose_dependency_is_missing_fails_naming_it_and_does_nothing() {
     let db = scratch();
     let err = fails(db.path(), &["solve", "--variant", "six", "--pair", "4,3"]);
-    assert!(err.contains("job 4-3 of six needs sector 3-3, which is not in the database "), "{err}");
-    assert!(err.contains("solve job 3-3 first (`morris solve --variant six --job 3-3 --db "), "{err}");
+    assert!(
+        err.contains("job 4-3 of six needs sector 3-3, which is not in the database "),
+        "{err}"
+    );
+    assert!(
+        err.contains("solve job 3-3 first (`morris solve --variant six --job 3-3 --db "),
+        "{err}"
+    );
     assert!(tables(db.path()).is_empty());
     ok(db.path(), &["solve", "--variant", "six", "--job", "3-3"]);
     // Pair {5,3}: a capture from 3-5 leads to 4-3, which job 4-3 writes.
     let err = fails(db.path(), &["solve", "--variant", "six", "--job", "5-3"]);
-    assert!(err.contains("job 5-3 of six needs sector 4-3,") && err.contains("--job 4-3 "), "{err}");
+    assert!(
+        err.contains("job 5-3 of six needs sector 4-3,") && err.contains("--job 4-3 "),
+        "{err}"
+    );
     // A placement sector reads the sectors its placements lead to.
     let err = fails(db.path(), &["solve", "--variant", "six", "--job", "3-3-1-0"]);
     assert!(err.contains("job 3-3-1-0 of six needs sector 3-4,"), "{err}");
@@ -182,11 +226,17 @@ fn a_job_whose_dependency_is_missing_fails_naming_it_and_does_nothing() {
 fn bad_jobs_are_refused_in_one_line() {
     let db = scratch();
     for (args, says) in [
-        (&["solve", "--job", "10-3"][..], "10-3 is not a job of nine: a pair has 3 to 9 stones a side"),
+        (
+            &["solve", "--job", "10-3"][..],
+            "10-3 is not a job of nine: a pair has 3 to 9 stones a side",
+        ),
         (&["solve", "--job", "4-3-0-0"][..], "solved with its pair"),
         (&["solve", "--job", "2-1-7-7"][..], "no game from the start reaches"),
         (&["solve", "--job", "four"][..], "'four' is not a job"),
-        (&["solve", "--pair", "3-3-1-0", "--variant", "six"][..], "3-3-1-0 is a placement sector, not a pair; use --job"),
+        (
+            &["solve", "--pair", "3-3-1-0", "--variant", "six"][..],
+            "3-3-1-0 is a placement sector, not a pair; use --job",
+        ),
         (&["solve", "--variant", "lasker", "--job", "1-1-9-9"][..], "has cycles"),
     ] {
         let err = fails(db.path(), args);
@@ -227,18 +277,23 @@ fn different_jobs_share_a_directory_and_the_same_job_twice_is_refused() {
     }
     // A checkpoint after every level: once one is there, 5-3 is sure to
     // be under way, holding its lock.
-    let mut running = command(db.path(), &["solve", "--job", "5-3", "--threads", "1", "--checkpoint-secs", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut running =
+        command(db.path(), &["solve", "--job", "5-3", "--threads", "1", "--checkpoint-secs", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
     wait_for(&mut running, db.path(), "nine-5-3.ckpt");
     signal(&running, libc::SIGSTOP);
 
     let out = ok(db.path(), &["solve", "--job", "4-4", "--threads", "1"]);
     assert!(out.contains("solved job 4-4"), "{out}");
     let err = fails(db.path(), &["solve", "--job", "3-5"]);
-    let holder = format!("job 5-3 is being solved in {} by process {} (since 20", db.path().display(), running.id());
+    let holder = format!(
+        "job 5-3 is being solved in {} by process {} (since 20",
+        db.path().display(),
+        running.id()
+    );
     assert!(err.contains(&holder), "{err}");
     let err = fails(db.path(), &["solve", "--phase", "moving", "--max-stones", "8"]);
     assert!(err.contains("is being solved by single jobs (`morris solve --job`)"), "{err}");

@@ -87,7 +87,12 @@ fn spawn(db: &Path, args: &[&str]) -> Child {
 /// Stops `child` when `file` appears and delivers `signals` to it while
 /// it is stopped (so it cannot finish the pair meanwhile), then lets it
 /// run; returns its exit code and stderr.
-fn interrupt_when(mut child: Child, db: &Path, file: &str, signals: &[i32]) -> (Option<i32>, String) {
+fn interrupt_when(
+    mut child: Child,
+    db: &Path,
+    file: &str,
+    signals: &[i32],
+) -> (Option<i32>, String) {
     wait_for(&mut child, db, file);
     signal(&child, libc::SIGSTOP);
     for &s in signals {
@@ -107,11 +112,19 @@ fn a_second_solve_on_the_same_directory_is_refused_while_readers_go_on() {
     signal(&first, libc::SIGSTOP);
 
     let err = fails(db.path(), SOLVE_8);
-    let holder = format!("database {} is being solved by process {} (since 20", db.path().display(), first.id());
+    let holder = format!(
+        "database {} is being solved by process {} (since 20",
+        db.path().display(),
+        first.id()
+    );
     assert!(err.contains(&holder) && err.trim_end().ends_with(" UTC)"), "{err}");
     // Readers take no lock and see only complete tables.
     let stats = ok(db.path(), &["stats"]);
-    assert!(stats.lines().any(|l| l.starts_with("3-4 ")) && stats.lines().any(|l| l.starts_with("4-4 ")), "{stats}");
+    assert!(
+        stats.lines().any(|l| l.starts_with("3-4 "))
+            && stats.lines().any(|l| l.starts_with("4-4 ")),
+        "{stats}"
+    );
     let query = ok(db.path(), &["query", "WWW...../BBBB..../........ w 0 0", "--json"]);
     assert!(query.contains("\"value\": \"draw\""), "{query}");
 
@@ -130,11 +143,20 @@ fn sigterm_and_sigint_stop_at_a_safe_point_and_the_next_run_resumes() {
     let db = scratch();
     let solve: Vec<&str> = [SOLVE_8, &["--checkpoint-secs", "0"]].concat();
 
-    let (code, err) = interrupt_when(spawn(db.path(), &solve), db.path(), "nine-4-3.ckpt", &[libc::SIGTERM]);
+    let (code, err) =
+        interrupt_when(spawn(db.path(), &solve), db.path(), "nine-4-3.ckpt", &[libc::SIGTERM]);
     assert_eq!(code, Some(143), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("morris: interrupted by SIGTERM: stopped in pair {4,3}; its checkpoint at depth "), "{err}");
-    assert!(err.ends_with("; finished: 1 of 4 pairs; run the same command again to resume\n"), "{err}");
+    assert!(
+        err.starts_with(
+            "morris: interrupted by SIGTERM: stopped in pair {4,3}; its checkpoint at depth "
+        ),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("; finished: 1 of 4 pairs; run the same command again to resume\n"),
+        "{err}"
+    );
     assert!(db.path().join("nine-3-3.mtb").exists() && !db.path().join("nine-4-3.mtb").exists());
 
     // A second Ctrl-C exits at once, with the same code; nothing finished
@@ -146,22 +168,35 @@ fn sigterm_and_sigint_stop_at_a_safe_point_and_the_next_run_resumes() {
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130), "{}", text(&output.stderr));
     for name in ["nine-3-3.mtb", "nine-3-4.mtb", "nine-4-3.mtb", "nine-4-4.mtb"] {
-        assert_eq!(fs::read(db.path().join(name)).unwrap(), fs::read(reference().join(name)).unwrap(), "{name}");
+        assert_eq!(
+            fs::read(db.path().join(name)).unwrap(),
+            fs::read(reference().join(name)).unwrap(),
+            "{name}"
+        );
     }
     // Its checkpoint goes, so that the next run makes a fresh one.
     for name in ["nine-5-3.ckpt", "nine-5-3.ckpt.tmp"] {
         let _ = fs::remove_file(db.path().join(name));
     }
 
-    let (code, err) = interrupt_when(spawn(db.path(), &solve), db.path(), "nine-5-3.ckpt", &[libc::SIGINT]);
+    let (code, err) =
+        interrupt_when(spawn(db.path(), &solve), db.path(), "nine-5-3.ckpt", &[libc::SIGINT]);
     assert_eq!(code, Some(130), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("morris: interrupted by SIGINT: stopped in pair {5,3}; its checkpoint at depth "), "{err}");
+    assert!(
+        err.starts_with(
+            "morris: interrupted by SIGINT: stopped in pair {5,3}; its checkpoint at depth "
+        ),
+        "{err}"
+    );
     assert!(err.contains("finished: 3 of 4 pairs"), "{err}");
 
     let out = ok(db.path(), SOLVE_8);
     assert!(out.contains("already solved: 3 pairs: {3,3} {4,3} {4,4}\n"), "{out}");
-    assert!(out.contains("kept nine-5-3.ckpt: the checkpoint of an interrupted run at depth "), "{out}");
+    assert!(
+        out.contains("kept nine-5-3.ckpt: the checkpoint of an interrupted run at depth "),
+        "{out}"
+    );
     assert!(out.contains("pair {5,3}: resuming from its checkpoint at depth "), "{out}");
     assert_same_tables(db.path(), reference());
     assert_verifies(db.path(), &[]);
@@ -173,7 +208,19 @@ fn leftovers_of_runs_under_other_rules_are_removed_and_said() {
     let other = scratch();
     let mut child = spawn(
         other.path(),
-        &["solve", "--phase", "moving", "--max-stones", "7", "--threads", "2", "--fly-at", "never", "--checkpoint-secs", "0"],
+        &[
+            "solve",
+            "--phase",
+            "moving",
+            "--max-stones",
+            "7",
+            "--threads",
+            "2",
+            "--fly-at",
+            "never",
+            "--checkpoint-secs",
+            "0",
+        ],
     );
     wait_for(&mut child, other.path(), "nine-4-3.ckpt");
     signal(&child, libc::SIGSTOP);
@@ -210,17 +257,30 @@ fn missing_sector_hints_name_the_rules_and_lists_can_be_whole() {
     let db = scratch();
     ok(db.path(), &["solve", "--phase", "moving", "--max-stones", "6", "--fly-at", "never"]);
     let err = fails(db.path(), &["query", "WWWW..../BBB...../........ w 0 0", "--fly-at", "never"]);
-    let command = format!("run `morris solve --variant nine --fly-at never --max-stones 7 --db {}`", db.path().display());
-    assert!(err.contains("sector 4-3 of nine is not in the database") && err.contains(&command), "{err}");
+    let command = format!(
+        "run `morris solve --variant nine --fly-at never --max-stones 7 --db {}`",
+        db.path().display()
+    );
+    assert!(
+        err.contains("sector 4-3 of nine is not in the database") && err.contains(&command),
+        "{err}"
+    );
 
     let out = ok(db.path(), &["stats", "--fly-at", "never", "--all"]);
-    let note = out.lines().find(|l| l.starts_with("not in the database (48 of 49 sectors): ")).expect(&out);
+    let note = out
+        .lines()
+        .find(|l| l.starts_with("not in the database (48 of 49 sectors): "))
+        .expect(&out);
     assert_eq!(note.split(": ").nth(1).unwrap().split(' ').count(), 48, "{note}");
     assert!(note.ends_with(" 9-8 9-9"), "{note}");
     let short = ok(db.path(), &["stats", "--fly-at", "never"]);
     assert!(short.contains(": 3-4 3-5 3-6 3-7 3-8 3-9 4-3 4-4 4-5 4-6 4-7 4-8 ...\n"), "{short}");
     let out = ok(db.path(), &["verify", "--fly-at", "never", "--all"]);
-    assert!(out.contains("not in the database, not checked (48): 3-4 3-5 ") && out.contains(" 9-8 9-9\n"), "{out}");
+    assert!(
+        out.contains("not in the database, not checked (48): 3-4 3-5 ")
+            && out.contains(" 9-8 9-9\n"),
+        "{out}"
+    );
     // A slice lists only its own missing sectors (of 6 and 7 stones).
     let out = ok(db.path(), &["verify", "--fly-at", "never", "--max-stones", "7"]);
     assert!(out.contains("\nnot in the database, not checked (2): 3-4 4-3\n"), "{out}");
@@ -262,7 +322,11 @@ impl Tmpfs {
     }
 
     fn remount(&self, options: &str) {
-        let status = Command::new("mount").args(["-o", &format!("remount,{options}")]).arg(self.path()).status().unwrap();
+        let status = Command::new("mount")
+            .args(["-o", &format!("remount,{options}")])
+            .arg(self.path())
+            .status()
+            .unwrap();
         assert!(status.success(), "remount {options}");
     }
 }
@@ -279,11 +343,23 @@ fn a_file_system_too_small_for_a_pair_fails_before_it_and_resumes_once_there_is_
     // {5,3} about 36 MB.
     let Some(fs) = Tmpfs::mount("30m") else { return };
     let err = fails(fs.path(), SOLVE_8);
-    assert!(err.contains(&format!("not enough space in {} for pair {{5,3}}: it needs ", fs.path().display())), "{err}");
-    assert!(err.contains(" bytes (two checkpoints per side and a safe bound on the tables), "), "{err}");
+    assert!(
+        err.contains(&format!(
+            "not enough space in {} for pair {{5,3}}: it needs ",
+            fs.path().display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(" bytes (two checkpoints per side and a safe bound on the tables), "),
+        "{err}"
+    );
     assert!(err.contains(" are free; free some and run the same command again"), "{err}");
     let before = files(fs.path());
-    assert_eq!(before.keys().collect::<Vec<_>>(), ["nine-3-3.mtb", "nine-3-4.mtb", "nine-4-3.mtb", "nine-4-4.mtb"]);
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        ["nine-3-3.mtb", "nine-3-4.mtb", "nine-4-3.mtb", "nine-4-4.mtb"]
+    );
     // Still too small: nothing changes.
     fails(fs.path(), SOLVE_8);
     assert_eq!(files(fs.path()), before);
@@ -299,10 +375,17 @@ fn a_file_system_too_small_for_a_pair_fails_before_it_and_resumes_once_there_is_
 fn a_read_only_directory_fails_to_solve_in_one_line_and_still_answers_queries() {
     let Some(fs) = Tmpfs::mount("16m") else { return };
     let six = ["--variant", "six"];
-    ok(fs.path(), &[&six[..], &["solve", "--phase", "moving", "--max-stones", "7", "--threads", "2"]].concat());
+    ok(
+        fs.path(),
+        &[&six[..], &["solve", "--phase", "moving", "--max-stones", "7", "--threads", "2"]]
+            .concat(),
+    );
     fs.remount("ro");
     let before = files(fs.path());
-    let err = fails(fs.path(), &[&six[..], &["solve", "--phase", "moving", "--max-stones", "8"]].concat());
+    let err = fails(
+        fs.path(),
+        &[&six[..], &["solve", "--phase", "moving", "--max-stones", "8"]].concat(),
+    );
     let expected = format!("morris: error: database {} is not writable, so it cannot be solved into (queries still work): ", fs.path().display());
     assert!(err.starts_with(&expected) && err.contains("Read-only file system"), "{err}");
     assert_eq!(files(fs.path()), before);
@@ -314,7 +397,8 @@ fn a_read_only_directory_fails_to_solve_in_one_line_and_still_answers_queries() 
     // Writable again, the same command goes on, to the tables of a run
     // that never met a read-only directory.
     fs.remount("rw");
-    let solve_8 = [&six[..], &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2"]].concat();
+    let solve_8 =
+        [&six[..], &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2"]].concat();
     let out = ok(fs.path(), &solve_8);
     assert!(out.contains("already solved: 2 pairs: {3,3} {4,3}\n"), "{out}");
     let undisturbed = scratch();

@@ -70,7 +70,8 @@ fn nine_up_to_8() -> &'static Path {
 #[test]
 fn tables_do_not_depend_on_the_thread_count() {
     let one = scratch();
-    let out = ok(one.path(), &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "1"]);
+    let out =
+        ok(one.path(), &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "1"]);
     assert!(out.contains("4 pairs, 4 to solve, 1 thread,"), "{out}");
     assert_same_tables(one.path(), nine_up_to_8());
 }
@@ -130,17 +131,34 @@ fn solve_killed_in_the_middle_of_a_pair_resumes_with_identical_tables() {
 #[test]
 fn solve_killed_after_a_checkpoint_resumes_from_it_with_identical_tables() {
     let db = scratch();
-    let args = ["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2", "--checkpoint-secs", "0"];
-    let mut child = command(db.path(), &args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let args = [
+        "solve",
+        "--phase",
+        "moving",
+        "--max-stones",
+        "8",
+        "--threads",
+        "2",
+        "--checkpoint-secs",
+        "0",
+    ];
+    let mut child =
+        command(db.path(), &args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     kill_when_created(&mut child, db.path(), "nine-5-3.ckpt");
     assert!(!db.path().join("nine-5-3.mtb").exists() && !db.path().join("nine-3-5.ckpt").exists());
 
     let out = ok(db.path(), &["solve", "--phase", "moving", "--max-stones", "7"]);
-    assert!(out.contains("kept nine-5-3.ckpt: the checkpoint of an interrupted run at depth "), "{out}");
+    assert!(
+        out.contains("kept nine-5-3.ckpt: the checkpoint of an interrupted run at depth "),
+        "{out}"
+    );
     assert!(db.path().join("nine-5-3.ckpt").exists());
 
     let out = ok(db.path(), &args);
-    let resumed = out.lines().find(|l| l.starts_with("pair {5,3}: resuming from its checkpoint at depth ")).expect(&out);
+    let resumed = out
+        .lines()
+        .find(|l| l.starts_with("pair {5,3}: resuming from its checkpoint at depth "))
+        .expect(&out);
     let depth: u32 = resumed.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(depth >= 1, "{resumed}");
     assert!(out.contains("solved 1 pair, skipped 3 already solved"), "{out}");
@@ -167,8 +185,10 @@ fn solving_again_has_nothing_to_do() {
 fn verify_passes_on_nine_up_to_8_stones() {
     let out = ok(nine_up_to_8(), &["verify", "--threads", "2"]);
     for sector in ["3-3", "3-4", "3-5", "4-3", "4-4", "5-3"] {
-        let line =
-            out.lines().find(|l| l.starts_with(&format!("{sector} "))).unwrap_or_else(|| panic!("{sector}: {out}"));
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{sector} ")))
+            .unwrap_or_else(|| panic!("{sector}: {out}"));
         let fields: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(fields[2..4], ["0", "agree"], "{line}");
     }
@@ -239,13 +259,17 @@ fn solve_and_verify(rules: &[&str], solve: &[&str], sectors: usize) -> (TempDir,
     let db = scratch();
     ok(db.path(), &[&["solve", "--threads", "2"], rules, solve].concat());
     let out = ok(db.path(), &[&["verify", "--threads", "2"], rules].concat());
-    assert!(out.contains(&format!("\n{sectors} sectors, ")) && out.contains("every value agrees"), "{out}");
+    assert!(
+        out.contains(&format!("\n{sectors} sectors, ")) && out.contains("every value agrees"),
+        "{out}"
+    );
     (db, out)
 }
 
 #[test]
 fn twelve_up_to_8_stones_solves_and_verifies() {
-    let (_db, out) = solve_and_verify(&["--variant", "twelve"], &["--phase", "moving", "--max-stones", "8"], 6);
+    let (_db, out) =
+        solve_and_verify(&["--variant", "twelve"], &["--phase", "moving", "--max-stones", "8"], 6);
     assert!(out.starts_with("twelve (flying at 4 stones)"), "{out}");
 }
 
@@ -258,11 +282,23 @@ fn committed_moving_figures_of_the_diagonal_board_games_agree_with_a_solve() {
     for (variant, stones) in [("twelve", 12), ("eleven", 11), ("morabaraba", 12)] {
         let path = format!("{}/data/{variant}/moving.tsv", env!("CARGO_MANIFEST_DIR"));
         let committed = fs::read_to_string(&path).unwrap();
-        let (db, _) = solve_and_verify(&["--variant", variant], &["--phase", "moving", "--max-stones", "8"], 6);
+        let (db, _) = solve_and_verify(
+            &["--variant", variant],
+            &["--phase", "moving", "--max-stones", "8"],
+            6,
+        );
         let ours = ok(db.path(), &["stats", "--tsv", "--variant", variant]);
-        assert_eq!(committed.lines().next(), ours.lines().next(), "{path}: the same columns as stats --tsv");
+        assert_eq!(
+            committed.lines().next(),
+            ours.lines().next(),
+            "{path}: the same columns as stats --tsv"
+        );
         let sides = stones - 2;
-        assert_eq!(committed.lines().count(), 1 + sides * sides, "{path}: one row per moving sector");
+        assert_eq!(
+            committed.lines().count(),
+            1 + sides * sides,
+            "{path}: one row per moving sector"
+        );
         for row in ours.lines().skip(1) {
             assert!(committed.lines().any(|l| l == row), "{row} is not in {path}");
         }
@@ -277,14 +313,21 @@ fn five_and_six_whole_games_solve_and_verify_with_the_published_start_value() {
     assert!(out.contains("start position of five: Draw, as published: it matches"), "{out}");
     let again = ok(db.path(), &["solve", "--variant", "five"]);
     assert!(again.contains("all 6 pairs up to 10 stones already solved"), "{again}");
-    assert!(again.contains(&format!("all {} placement sectors up to 10 stones already solved", placement("five"))), "{again}");
+    assert!(
+        again.contains(&format!(
+            "all {} placement sectors up to 10 stones already solved",
+            placement("five")
+        )),
+        "{again}"
+    );
     let (_, out) = solve_and_verify(&["--variant", "six"], &[], 16 + placement("six"));
     assert!(out.contains("start position of six: Draw, as published: it matches"), "{out}");
 }
 
 #[test]
 fn nine_without_flying_solves_and_verifies() {
-    let (db, out) = solve_and_verify(&["--fly-at", "never"], &["--phase", "moving", "--max-stones", "7"], 3);
+    let (db, out) =
+        solve_and_verify(&["--fly-at", "never"], &["--phase", "moving", "--max-stones", "7"], 3);
     assert!(out.starts_with("nine (no flying)"), "{out}");
     // The tables record their rules: without --fly-at they are refused.
     let (_, err) = fails(db.path(), &["stats"]);
@@ -296,7 +339,8 @@ fn solve_refuses_to_overwrite_tables_of_other_rules() {
     let db = scratch();
     ok(db.path(), &["solve", "--phase", "moving", "--max-stones", "6"]);
     let before = files(db.path());
-    let (_, err) = fails(db.path(), &["solve", "--phase", "moving", "--max-stones", "6", "--fly-at", "never"]);
+    let (_, err) =
+        fails(db.path(), &["solve", "--phase", "moving", "--max-stones", "6", "--fly-at", "never"]);
     assert!(err.contains("refusing to overwrite") && err.contains("nine-3-3.mtb"), "{err}");
     assert_eq!(files(db.path()), before);
 }
@@ -333,7 +377,8 @@ fn verify_fails_on_a_wrong_value() {
     let was = Value::from(Cell(cells[victim as usize]));
     let wrong = if was == Value::Draw { 2 } else { 0 }; // A win in 1, or a draw.
     cells[victim as usize] = wrong;
-    let info = morris::table::TableInfo { counts: Counts::tally(&cells, info.counts.states), ..info };
+    let info =
+        morris::table::TableInfo { counts: Counts::tally(&cells, info.counts.states), ..info };
     drop(db);
     write_table(&dir.path().join("nine-3-3.mtb"), &info, &cells).unwrap();
 
@@ -342,7 +387,11 @@ fn verify_fails_on_a_wrong_value() {
     assert_ne!(line.split_whitespace().nth(2), Some("0"), "{out}");
     let example = format!("  slot {victim} (");
     let example = out.lines().find(|l| l.starts_with(&example)).unwrap_or_else(|| panic!("{out}"));
-    assert!(example.ends_with(&format!("): stored {}, successors give {was}", Value::from(Cell(wrong)))), "{example}");
+    assert!(
+        example
+            .ends_with(&format!("): stored {}, successors give {was}", Value::from(Cell(wrong)))),
+        "{example}"
+    );
     assert!(err.contains("verify: 1 of 1 sectors failed (3-3)"), "{err}");
 }
 
@@ -375,7 +424,8 @@ fn stats_tsv_matches_the_json_row_for_row() {
 /// every moving sector once.
 #[test]
 fn committed_moving_figures_of_nine_agree_with_a_solve() {
-    let committed = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/moving.tsv")).unwrap();
+    let committed =
+        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/moving.tsv")).unwrap();
     let ours = ok(nine_up_to_8(), &["stats", "--tsv"]);
     let header = "sector\tstates\twins\tlosses\tdraws\tmax_win\tmax_loss";
     assert_eq!(committed.lines().next(), Some(header));
@@ -392,13 +442,19 @@ fn committed_moving_figures_of_nine_agree_with_a_solve() {
 /// once.
 #[test]
 fn committed_placement_figures_of_nine_agree_with_a_solve() {
-    let committed = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/placement.tsv")).unwrap();
+    let committed =
+        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/placement.tsv"))
+            .unwrap();
     let db = scratch();
     ok(db.path(), &["solve", "--max-stones", "9", "--threads", "2"]);
     let ours = ok(db.path(), &["stats", "--tsv"]);
     assert_eq!(committed.lines().next(), ours.lines().next(), "the same columns as stats --tsv");
     assert_eq!(committed.lines().count(), 1 + 305, "one row per placement sector");
-    let placement_rows: Vec<&str> = ours.lines().skip(1).filter(|l| l.split('\t').next().unwrap().split('-').count() == 4).collect();
+    let placement_rows: Vec<&str> = ours
+        .lines()
+        .skip(1)
+        .filter(|l| l.split('\t').next().unwrap().split('-').count() == 4)
+        .collect();
     assert_eq!(placement_rows.len(), 30, "nine's placement sectors up to 9 stones");
     for row in placement_rows {
         assert!(committed.lines().any(|l| l == row), "{row} is not in data/nine/placement.tsv");
@@ -414,14 +470,21 @@ fn committed_placement_figures_of_nine_agree_with_a_solve() {
     let (_, err) = fails(db.path(), &["verify", "--phase", "moving", "--max-stones", "5"]);
     assert!(err.contains("no table in") && err.lines().count() == 1, "{err}");
     // Slices by stones add up to the whole: 7 and 8 stones, then 9.
-    let low = ok(db.path(), &["verify", "--phase", "moving", "--min-stones", "7", "--max-stones", "8"]);
+    let low =
+        ok(db.path(), &["verify", "--phase", "moving", "--min-stones", "7", "--max-stones", "8"]);
     let high = ok(db.path(), &["verify", "--phase", "moving", "--min-stones", "9"]);
     let all = ok(db.path(), &["verify", "--phase", "moving", "--min-stones", "7"]);
     let sectors = |out: &str| -> Vec<String> {
-        out.lines().filter(|l| l.split_whitespace().nth(2) == Some("0")).map(|l| l.split_whitespace().next().unwrap().to_string()).collect()
+        out.lines()
+            .filter(|l| l.split_whitespace().nth(2) == Some("0"))
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
     };
     let (mut low, high, mut all) = (sectors(&low), sectors(&high), sectors(&all));
-    assert!(!low.is_empty() && !high.is_empty() && !low.contains(&"3-3".to_string()), "{low:?} {high:?}");
+    assert!(
+        !low.is_empty() && !high.is_empty() && !low.contains(&"3-3".to_string()),
+        "{low:?} {high:?}"
+    );
     low.extend(high);
     low.sort();
     all.sort();

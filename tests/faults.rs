@@ -72,9 +72,7 @@ impl Layout {
             }
             let end = |k: usize| {
                 u64::from_le_bytes(
-                    bytes[offsets_start + 8 * k..offsets_start + 8 * k + 8]
-                        .try_into()
-                        .unwrap(),
+                    bytes[offsets_start + 8 * k..offsets_start + 8 * k + 8].try_into().unwrap(),
                 ) as usize
             };
             if data_start + end(blocks - 1) == bytes.len()
@@ -115,12 +113,7 @@ fn pristine() -> &'static Pristine {
                 let (mover, opponent) = (start..(start + BLOCK_CELLS as u64).min(index.slots()))
                     .find_map(|slot| index.unrank(slot))
                     .expect("every block holds a canonical state");
-                let state = State {
-                    mover,
-                    opponent,
-                    mover_hand: 0,
-                    opponent_hand: 0,
-                };
+                let state = State { mover, opponent, mover_hand: 0, opponent_hand: 0 };
                 (state, db.value(&state).unwrap())
             })
             .collect::<Vec<_>>();
@@ -132,25 +125,14 @@ fn pristine() -> &'static Pristine {
             .map(|(s, _)| *s)
             .chain((0..into_target.slots()).step_by(40_000).filter_map(|slot| {
                 let (mover, opponent) = into_target.unrank(slot)?;
-                Some(State {
-                    mover,
-                    opponent,
-                    mover_hand: 0,
-                    opponent_hand: 0,
-                })
+                Some(State { mover, opponent, mover_hand: 0, opponent_hand: 0 })
             }))
             .map(|s| {
                 let p = Position::from_state(&s, Color::White);
                 (p, answer(&q, &p).unwrap())
             })
             .collect();
-        Pristine {
-            dir,
-            bytes,
-            layout,
-            probes,
-            queries,
-        }
+        Pristine { dir, bytes, layout, probes, queries }
     })
 }
 
@@ -159,10 +141,7 @@ fn answer(q: &Query, p: &Position) -> Result<Answer, morris::query::QueryError> 
     let a = q.analyse(p)?;
     Ok((
         a.value,
-        a.moves
-            .iter()
-            .map(|m| (m.mv.notation(v), m.value))
-            .collect(),
+        a.moves.iter().map(|m| (m.mv.notation(v), m.value)).collect(),
         a.line.moves.iter().map(|m| m.notation(v)).collect(),
     ))
 }
@@ -200,10 +179,7 @@ fn check_library(dir: &Path, file: &Path, what: &str) -> (usize, Vec<bool>) {
             }
             Err(e) => {
                 let msg = e.to_string();
-                assert!(
-                    msg.contains(&file_name),
-                    "{what}: error does not name {file_name}: {msg}"
-                );
+                assert!(msg.contains(&file_name), "{what}: error does not name {file_name}: {msg}");
                 failed.push(true);
             }
         }
@@ -216,10 +192,7 @@ fn check_library(dir: &Path, file: &Path, what: &str) -> (usize, Vec<bool>) {
             Ok(answer) => assert_eq!(&answer, expected, "{what}: wrong answer, no error"),
             Err(e) => {
                 let msg = e.to_string();
-                assert!(
-                    msg.contains(&file_name),
-                    "{what}: error does not name {file_name}: {msg}"
-                );
+                assert!(msg.contains(&file_name), "{what}: error does not name {file_name}: {msg}");
             }
         }
     }
@@ -261,19 +234,11 @@ fn a_flipped_byte_anywhere_is_an_error_naming_the_file_never_a_wrong_value() {
                 assert_eq!(failures, 1, "{what}: only block {k} is damaged");
             }
             // A damaged header or offset table: the table does not open.
-            None => assert_eq!(
-                failures,
-                p.probes.len(),
-                "{what}: header or offsets damaged"
-            ),
+            None => assert_eq!(failures, p.probes.len(), "{what}: header or offsets damaged"),
         }
         // The full check of the table finds it too.
         let db = Database::new(&dir, nine());
-        let err = db
-            .table(TARGET)
-            .and_then(|t| Ok(t.verify()?))
-            .expect_err(&what)
-            .to_string();
+        let err = db.table(TARGET).and_then(|t| Ok(t.verify()?)).expect_err(&what).to_string();
         assert!(err.contains(&file.display().to_string()), "{what}: {err}");
     }
     fs::remove_dir_all(dir).unwrap();
@@ -302,10 +267,7 @@ fn flipped_bytes_in_each_part_say_what_is_wrong() {
         (layout.blocks[57].end - 1, "block 57: checksum mismatch"),
     ] {
         let msg = message(at);
-        assert!(
-            msg.starts_with(&format!("{name}: ")) && msg.contains(needle),
-            "byte {at}: {msg}"
-        );
+        assert!(msg.starts_with(&format!("{name}: ")) && msg.contains(needle), "byte {at}: {msg}");
     }
     fs::remove_dir_all(dir).unwrap();
 }
@@ -335,21 +297,11 @@ fn a_truncated_or_extended_file_is_refused_naming_the_file() {
         let what = format!("cut to {cut} of {len} bytes");
         let (failures, _) = check_library(&dir, &file, &what);
         assert_eq!(failures, p.probes.len(), "{what}: every probe fails");
-        let msg = Database::new(&dir, nine())
-            .value(&p.probes[0].0)
-            .unwrap_err()
-            .to_string();
+        let msg = Database::new(&dir, nine()).value(&p.probes[0].0).unwrap_err().to_string();
         assert!(
-            [
-                "bytes",
-                "truncated",
-                "too short",
-                "ends inside",
-                "unreadable header",
-                "checksum"
-            ]
-            .iter()
-            .any(|w| msg.contains(w)),
+            ["bytes", "truncated", "too short", "ends inside", "unreadable header", "checksum"]
+                .iter()
+                .any(|w| msg.contains(w)),
             "{what}: says what is wrong? {msg}"
         );
     }
@@ -360,10 +312,7 @@ fn a_truncated_or_extended_file_is_refused_naming_the_file() {
         let what = format!("{extra} bytes appended");
         let (failures, _) = check_library(&dir, &file, &what);
         assert_eq!(failures, p.probes.len(), "{what}");
-        let msg = Database::new(&dir, nine())
-            .value(&p.probes[0].0)
-            .unwrap_err()
-            .to_string();
+        let msg = Database::new(&dir, nine()).value(&p.probes[0].0).unwrap_err().to_string();
         assert!(
             msg.contains(&format!("file is {} bytes", len + extra))
                 && msg.contains("trailing bytes"),
@@ -382,23 +331,14 @@ fn another_sectors_file_in_its_place_is_refused() {
     fs::copy(db.table_path(Sector::moving(4, 3)), &file).unwrap();
     let (failures, _) = check_library(&dir, &file, "4-3 renamed to 3-4");
     assert_eq!(failures, p.probes.len());
-    let msg = Database::new(&dir, nine())
-        .value(&p.probes[0].0)
-        .unwrap_err()
-        .to_string();
+    let msg = Database::new(&dir, nine()).value(&p.probes[0].0).unwrap_err().to_string();
     assert!(
-        msg.contains(&format!(
-            "{}: table holds sector 4-3, expected sector 3-4",
-            file.display()
-        )),
+        msg.contains(&format!("{}: table holds sector 4-3, expected sector 3-4", file.display())),
         "{msg}"
     );
     // Not a table at all.
     fs::write(&file, "# notes\nnot a table\n").unwrap();
-    let msg = Database::new(&dir, nine())
-        .value(&p.probes[0].0)
-        .unwrap_err()
-        .to_string();
+    let msg = Database::new(&dir, nine()).value(&p.probes[0].0).unwrap_err().to_string();
     assert!(msg.contains("not a morris table"), "{msg}");
     fs::remove_dir_all(dir).unwrap();
 }
@@ -408,9 +348,7 @@ fn no_flying_db() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap().keep();
-        Database::new(&dir, nine().with_flying(Flying::Never))
-            .solve_moving(6, 2, &Quiet)
-            .unwrap();
+        Database::new(&dir, nine().with_flying(Flying::Never)).solve_moving(6, 2, &Quiet).unwrap();
         dir
     })
 }
@@ -425,10 +363,7 @@ fn a_database_solved_under_other_rules_is_refused() {
     let msg = Query::new(&db).analyse(&three).unwrap_err().to_string();
     let file = db.table_path(Sector::moving(3, 3));
     assert!(
-        msg.starts_with(&format!(
-            "{}: table was solved under other rules",
-            file.display()
-        )),
+        msg.starts_with(&format!("{}: table was solved under other rules", file.display())),
         "{msg}"
     );
     assert!(msg.contains("fly=never") || msg.contains("never"), "{msg}");
@@ -514,13 +449,7 @@ fn morris_query_reports_damage_in_one_line_naming_the_file() {
     };
     let mut cases: Vec<usize> = layout.header.clone().step_by(7).collect();
     cases.extend(layout.offsets.clone().step_by(97));
-    cases.extend(
-        layout
-            .blocks
-            .iter()
-            .step_by(5)
-            .flat_map(|r| [r.start, r.end - 2]),
-    );
+    cases.extend(layout.blocks.iter().step_by(5).flat_map(|r| [r.start, r.end - 2]));
     for (i, &at) in cases.iter().enumerate() {
         let mut bytes = p.bytes.clone();
         bytes[at] ^= [0x04, 0xff][i % 2];
@@ -528,28 +457,14 @@ fn morris_query_reports_damage_in_one_line_naming_the_file() {
         let what = format!("byte {at} flipped");
         let k = layout.block_of(at).unwrap_or(i % layout.blocks.len());
         let failed = query_binary(&dir, &file, &position(k), &intact(k), &what, &[]);
-        assert!(
-            failed,
-            "{what}: the query of a position in block {k} did not notice"
-        );
+        assert!(failed, "{what}: the query of a position in block {k} did not notice");
         let failed_json = query_binary(&dir, &file, &position(k), "", &what, &["--json"]);
         assert!(failed_json, "{what}: --json did not notice");
     }
     // Truncated, another sector's file, other rules.
     fs::write(&file, &p.bytes[..p.bytes.len() / 2]).unwrap();
-    assert!(query_binary(
-        &dir,
-        &file,
-        &position(0),
-        "",
-        "truncated",
-        &[]
-    ));
-    fs::copy(
-        Database::new(&dir, nine()).table_path(Sector::moving(4, 3)),
-        &file,
-    )
-    .unwrap();
+    assert!(query_binary(&dir, &file, &position(0), "", "truncated", &[]));
+    fs::copy(Database::new(&dir, nine()).table_path(Sector::moving(4, 3)), &file).unwrap();
     let out = morris(&dir, &["query", &position(0)]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -563,25 +478,14 @@ fn morris_query_reports_damage_in_one_line_naming_the_file() {
     let three = "WWW..B../....B.B./........ w 0 0";
     let out = morris(no_flying_db(), &["query", three]);
     let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(
-        (out.status.code(), err.lines().count()),
-        (Some(1), 1),
-        "{err}"
-    );
+    assert_eq!((out.status.code(), err.lines().count()), (Some(1), 1), "{err}");
     let file = Database::new(no_flying_db(), nine()).table_path(Sector::moving(3, 3));
     assert!(
-        err.contains(&format!(
-            "{}: table was solved under other rules",
-            file.display()
-        )),
+        err.contains(&format!("{}: table was solved under other rules", file.display())),
         "{err}"
     );
     let out = morris(no_flying_db(), &["--fly-at", "never", "query", three]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
@@ -602,10 +506,7 @@ fn a_wrong_value_under_good_checksums_is_caught_by_the_query_check() {
     drop(db);
     assert_eq!(Value::from(Cell(cells[slot])), Value::Win(11));
     cells[slot] = Cell::from(Value::Win(13)).0;
-    let info = TableInfo {
-        counts: Counts::tally(&cells, info.counts.states),
-        ..info
-    };
+    let info = TableInfo { counts: Counts::tally(&cells, info.counts.states), ..info };
     write_table(&path, &info, &cells).unwrap();
 
     let db = Database::new(&dir, nine());
@@ -622,11 +523,7 @@ fn a_wrong_value_under_good_checksums_is_caught_by_the_query_check() {
     }
     let out = morris(&dir, &["query", &p.notation(&v)]);
     let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(
-        (out.status.code(), err.lines().count()),
-        (Some(1), 1),
-        "{err}"
-    );
+    assert_eq!((out.status.code(), err.lines().count()), (Some(1), 1), "{err}");
     assert!(err.contains(&expected), "{err}");
     fs::remove_dir_all(dir).unwrap();
 }

@@ -77,7 +77,11 @@ fn check_sector(variant: &str, m: u8, o: u8) -> u64 {
         assert!(seen[slot as usize], "{mover:x} {opponent:x} ranks to a non-canonical slot");
         // The incremental ranking from symmetry images gives the same slot.
         let pi = ix.point_images().expect("16 symmetries fit one vector");
-        assert_eq!(sector.rank_images(&pi.set(mover), &pi.set(opponent)), slot, "images {mover:x} {opponent:x}");
+        assert_eq!(
+            sector.rank_images(&pi.set(mover), &pi.set(opponent)),
+            slot,
+            "images {mover:x} {opponent:x}"
+        );
         turn = (turn + 7) % syms.len();
         let images = if all_images { 0..syms.len() } else { turn..turn + 1 };
         for s in images {
@@ -138,7 +142,9 @@ fn nine_moving_phase_totals() {
 /// sectors: the placement solver ranks its successors this way.
 #[test]
 fn frame_ranks_agree_with_rank() {
-    for (variant, m, o) in [("nine", 3, 4), ("nine", 4, 2), ("nine", 0, 3), ("six", 4, 3), ("twelve", 3, 3)] {
+    for (variant, m, o) in
+        [("nine", 3, 4), ("nine", 4, 2), ("nine", 0, 3), ("six", 4, 3), ("twelve", 3, 3)]
+    {
         let v = Variant::named(variant).unwrap();
         let ix = Indexer::new(v.board());
         let sector = ix.sector(Sector::moving(m, o + 1));
@@ -154,9 +160,16 @@ fn frame_ranks_agree_with_rank() {
             }
             for p in points(all & !(mover | opponent)) {
                 let slot = sector.rank(mover, opponent | 1 << p);
-                assert_eq!(frame.rank(opponent | 1 << p), slot, "{variant} {mover:x} {opponent:x} + {p}");
+                assert_eq!(
+                    frame.rank(opponent | 1 << p),
+                    slot,
+                    "{variant} {mover:x} {opponent:x} + {p}"
+                );
                 if frame.is_plain() {
-                    assert_eq!(slots[p as usize], slot, "{variant} {mover:x} {opponent:x} + {p}, in one pass");
+                    assert_eq!(
+                        slots[p as usize], slot,
+                        "{variant} {mover:x} {opponent:x} + {p}, in one pass"
+                    );
                 }
                 checked += 1;
             }

@@ -36,12 +36,11 @@ fn variant_and_position() -> impl Strategy<Value = (Variant, Position)> {
     (0..VARIANT_NAMES.len()).prop_flat_map(|i| {
         let v = Variant::named(VARIANT_NAMES[i]).unwrap();
         let n = v.board().points() as u8;
-        (Just(v), Just((0..n).collect::<Vec<u8>>()).prop_shuffle(), any::<[u8; 5]>(), any::<bool>()).prop_map(
-            |(v, order, seeds, white)| {
+        (Just(v), Just((0..n).collect::<Vec<u8>>()).prop_shuffle(), any::<[u8; 5]>(), any::<bool>())
+            .prop_map(|(v, order, seeds, white)| {
                 let p = build(&v, &order, seeds, white);
                 (v, p)
-            },
-        )
+            })
     })
 }
 
@@ -148,14 +147,22 @@ fn errors_name_the_problem() {
         (&nine, "......../......../...é... w 9 9", "ring 3 has 7 points"),
         (&nine, "......../......../....é... w 9 9", "'é' is not a point"),
         (&nine, "......../......../........ B 9 9", "side to move 'B'"),
-        (&nine, "......../......../........ w 300 9", "White stones in hand '300' is more than nine allows"),
+        (
+            &nine,
+            "......../......../........ w 300 9",
+            "White stones in hand '300' is more than nine allows",
+        ),
         (&nine, "......../......../........ w 9 99999999999999999999999", "Black stones in hand"),
         (&nine, "......../......../........ w -1 9", "'-1' is not a number"),
         (&nine, "......../......../........ w 9 nine", "'nine' is not a number"),
         (&nine, "......../......../........ w 10 10", "White has 10 stones"),
         (&nine, "WWWWWWWW/WW....../........ w 0 0", "White has 10 stones"),
         (&nine, "WWW...../BB....../........ w 0 0", "Black has 2 stones: the game is already over"),
-        (&nine, "......../......../........ b 9 9", "Black to move with White holding 9 and Black 9 cannot happen"),
+        (
+            &nine,
+            "......../......../........ b 9 9",
+            "Black to move with White holding 9 and Black 9 cannot happen",
+        ),
         (&nine, "W......./......../........ w 8 9", "cannot happen"),
         (&lasker, "......../......../........ w 11 10", "lasker allows 10"),
     ] {

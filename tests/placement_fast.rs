@@ -27,7 +27,8 @@ fn seed(s: Sector) -> u64 {
 /// returns how many states were compared.
 fn compare(v: &Variant, max_stones: u32) -> u64 {
     let ix = Indexer::new(v.board());
-    let sectors: Vec<Sector> = placement_sectors(v).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
+    let sectors: Vec<Sector> =
+        placement_sectors(v).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
     let mut cells: HashMap<Sector, Vec<u16>> = HashMap::new();
     for &s in &sectors {
         for t in successor_sectors(s) {
@@ -41,28 +42,48 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
     let mut compared = 0;
     for &sector in &sectors {
         let next = successor_sectors(sector);
-        let successors: Vec<Successor> = next.iter().map(|&t| Successor { sector: t, cells: &cells[&t] }).collect();
+        let successors: Vec<Successor> =
+            next.iter().map(|&t| Successor { sector: t, cells: &cells[&t] }).collect();
         let index = ix.sector(sector);
         let mut solved = vec![u16::MAX; index.slots() as usize];
         solve_sector(v, &ix, sector, &successors, &mut solved, &Silent).unwrap();
-        let captures = PlacementCheck::captures_need_cells(sector).then(|| cells[&next[1]].as_slice());
+        let captures =
+            PlacementCheck::captures_need_cells(sector).then(|| cells[&next[1]].as_slice());
         let check = PlacementCheck::new(v, &ix, sector, &cells[&next[0]], captures);
         let mut canonical = vec![false; solved.len()];
         index.for_each_in(0..index.slots(), |slot, mover, opponent| {
-            let state = State { mover, opponent, mover_hand: sector.mover_hand, opponent_hand: sector.opponent_hand };
+            let state = State {
+                mover,
+                opponent,
+                mover_hand: sector.mover_hand,
+                opponent_hand: sector.opponent_hand,
+            };
             let slow = Cell::from(value_from_successors(v, &state, &lookup)).0;
             assert_eq!(solved[slot as usize], slow, "{} {sector} slot {slot}: solver", v.name());
-            assert_eq!(check.expected(mover, opponent), slow as u32, "{} {sector} slot {slot}: check", v.name());
+            assert_eq!(
+                check.expected(mover, opponent),
+                slow as u32,
+                "{} {sector} slot {slot}: check",
+                v.name()
+            );
             canonical[slot as usize] = true;
             compared += 1;
         });
         for (slot, &c) in solved.iter().enumerate() {
-            assert!(c == 0 || canonical[slot], "{} {sector}: non-canonical slot {slot} written", v.name());
+            assert!(
+                c == 0 || canonical[slot],
+                "{} {sector}: non-canonical slot {slot} written",
+                v.name()
+            );
         }
         // The check's own walk: every canonical state once, no mismatch on
         // the solver's cells; one changed cell is one mismatch, at its slot.
         let (found, counts) = check.check_all(&solved);
-        assert_eq!((found.states, found.mismatches), (canonical.iter().filter(|&&c| c).count() as u64, 0), "{sector}");
+        assert_eq!(
+            (found.states, found.mismatches),
+            (canonical.iter().filter(|&&c| c).count() as u64, 0),
+            "{sector}"
+        );
         assert_eq!(counts.states, found.states, "{sector}");
         let slot = canonical.iter().rposition(|&c| c).unwrap();
         solved[slot] = if solved[slot] == 0 { 2 } else { 0 };

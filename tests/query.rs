@@ -8,7 +8,6 @@
 mod nine7;
 
 use morris::database::Database;
-use nine7::{db, nine};
 use morris::game::{Game, Repetition};
 use morris::index::Sector;
 use morris::position::{Color, Move, Position, State};
@@ -16,14 +15,13 @@ use morris::query::{after, play_moves, Exactness, Query, QueryError, DRAW_LINE_P
 use morris::rules::{legal_moves, status, Status};
 use morris::value::Value;
 use morris::verify::value_from_successors;
+use nine7::{db, nine};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 const SECTORS: [(u8, u8); 3] = [(3, 3), (3, 4), (4, 3)];
-
-
 
 fn dir() -> &'static Path {
     db().dir()
@@ -38,12 +36,7 @@ fn positions(sector: Sector, step: u64, offset: u64) -> Vec<Position> {
         .filter_map(|slot| ix.unrank(slot))
         .map(|(mover, opponent)| {
             Position::from_state(
-                &State {
-                    mover,
-                    opponent,
-                    mover_hand: 0,
-                    opponent_hand: 0,
-                },
+                &State { mover, opponent, mover_hand: 0, opponent_hand: 0 },
                 Color::White,
             )
         })
@@ -52,10 +45,7 @@ fn positions(sector: Sector, step: u64, offset: u64) -> Vec<Position> {
 
 /// Some positions of every solved sector.
 fn sample() -> Vec<Position> {
-    SECTORS
-        .iter()
-        .flat_map(|&(m, o)| positions(Sector::moving(m, o), 997, 13))
-        .collect()
+    SECTORS.iter().flat_map(|&(m, o)| positions(Sector::moving(m, o), 997, 13)).collect()
 }
 
 fn stored(state: &State) -> Value {
@@ -82,20 +72,13 @@ fn moves_come_best_first_with_the_values_of_the_tables() {
         assert_eq!(a.moves.len(), legal.len());
         for m in &a.moves {
             let next = morris::rules::play(&state, m.mv);
-            let after_value = if next.mover_stones() < 3 {
-                Value::Loss(0)
-            } else {
-                stored(&next)
-            };
+            let after_value = if next.mover_stones() < 3 { Value::Loss(0) } else { stored(&next) };
             assert_eq!(m.value, after_value.back());
         }
         assert_eq!(a.moves[0].value, a.value);
         for pair in a.moves.windows(2) {
             let (x, y) = (pair[0], pair[1]);
-            assert!(
-                x.value.preference() >= y.value.preference(),
-                "not best first: {x:?} {y:?}"
-            );
+            assert!(x.value.preference() >= y.value.preference(), "not best first: {x:?} {y:?}");
             if x.value == y.value {
                 let at = |m: Move| legal.iter().position(|&l| l == m).unwrap();
                 assert!(at(x.mv) < at(y.mv), "ties keep the order of legal_moves");
@@ -118,17 +101,9 @@ fn lines_are_perfect_play_to_the_end() {
         for (k, &mv) in a.line.moves.iter().enumerate() {
             assert!(legal_moves(&v, &at.state()).contains(&mv));
             at = after(&at, mv);
-            let next = if at.state().mover_stones() < 3 {
-                Value::Loss(0)
-            } else {
-                stored(&at.state())
-            };
-            assert_eq!(
-                next.back(),
-                value,
-                "ply {k} of the line from {}",
-                p.notation(&v)
-            );
+            let next =
+                if at.state().mover_stones() < 3 { Value::Loss(0) } else { stored(&at.state()) };
+            assert_eq!(next.back(), value, "ply {k} of the line from {}", p.notation(&v));
             value = next;
         }
         assert_eq!(at, a.line.end);
@@ -150,11 +125,8 @@ fn lines_are_perfect_play_to_the_end() {
                 assert_eq!(a.line.moves.len(), d as usize);
                 assert_eq!(status(&v, &at.state()), Status::Lost);
                 // The side that was winning moved last.
-                let loser = if matches!(a.value, Value::Win(_)) {
-                    p.to_move.other()
-                } else {
-                    p.to_move
-                };
+                let loser =
+                    if matches!(a.value, Value::Win(_)) { p.to_move.other() } else { p.to_move };
                 assert_eq!(at.to_move, loser);
             }
         }
@@ -162,10 +134,7 @@ fn lines_are_perfect_play_to_the_end() {
         let line = q.line(&p, a.line.moves.len()).unwrap();
         assert_eq!(line.moves, a.line.moves);
     }
-    assert!(
-        wins > 50 && losses > 20 && draws > 0,
-        "wins {wins} losses {losses} draws {draws}"
-    );
+    assert!(wins > 50 && losses > 20 && draws > 0, "wins {wins} losses {losses} draws {draws}");
 }
 
 #[test]
@@ -217,11 +186,8 @@ fn symmetric_positions_have_the_same_value_and_move_values() {
             (q.value(p).unwrap().0, vs)
         };
         for s in 0..syms.len() {
-            let image = Position {
-                white: syms.apply(s, p.white),
-                black: syms.apply(s, p.black),
-                ..p
-            };
+            let image =
+                Position { white: syms.apply(s, p.white), black: syms.apply(s, p.black), ..p };
             assert_eq!(values(&image), values(&p));
         }
     }
@@ -238,42 +204,25 @@ fn the_perfect_player_wins_fastest_loses_slowest_and_sets_traps_when_drawing() {
         let moves = q.moves(&p).unwrap();
         assert_eq!(choice.value, moves[0].value);
         if choice.value != Value::Draw {
-            assert_eq!(
-                choice, moves[0],
-                "fastest win or slowest loss, first in move order"
-            );
+            assert_eq!(choice, moves[0], "fastest win or slowest loss, first in move order");
             continue;
         }
         draws += 1;
         // Brute force: most losing replies, then fewest drawing ones.
         let score = |mv: Move| {
             let replies = q.moves(&after(&p, mv)).unwrap();
-            let losing = replies
-                .iter()
-                .filter(|r| matches!(r.value, Value::Loss(_)))
-                .count();
+            let losing = replies.iter().filter(|r| matches!(r.value, Value::Loss(_))).count();
             let drawing = replies.iter().filter(|r| r.value == Value::Draw).count();
             (losing, std::cmp::Reverse(drawing))
         };
-        let best = moves
-            .iter()
-            .filter(|m| m.value == Value::Draw)
-            .map(|m| score(m.mv))
-            .max()
-            .unwrap();
+        let best =
+            moves.iter().filter(|m| m.value == Value::Draw).map(|m| score(m.mv)).max().unwrap();
         assert_eq!(score(choice.mv), best);
-        let first = moves
-            .iter()
-            .find(|m| m.value == Value::Draw && score(m.mv) == best)
-            .unwrap();
+        let first = moves.iter().find(|m| m.value == Value::Draw && score(m.mv) == best).unwrap();
         assert_eq!(choice.mv, first.mv, "ties go to the earlier move");
     }
     let three = positions(Sector::moving(3, 3), 1, 0);
-    for p in three
-        .iter()
-        .filter(|p| stored(&p.state()) == Value::Draw)
-        .take(10)
-    {
+    for p in three.iter().filter(|p| stored(&p.state()) == Value::Draw).take(10) {
         let choice = q.choose_move(p).unwrap().unwrap();
         assert_eq!(choice.value, Value::Draw);
         draws += 1;
@@ -290,10 +239,7 @@ fn a_game_that_is_over_needs_no_table() {
     // White's corners are boxed in by Black's midpoints.
     let blocked = Position::parse("WBWBWBWB/......../........ w 0 0", &v).unwrap();
     let a = q.analyse(&blocked).unwrap();
-    assert_eq!(
-        (a.value, a.status, a.moves.len()),
-        (Value::Loss(0), Status::Lost, 0)
-    );
+    assert_eq!((a.value, a.status, a.moves.len()), (Value::Loss(0), Status::Lost, 0));
     assert!(q.choose_move(&blocked).unwrap().is_none());
     // After a capture that leaves Black two stones.
     let p = Position::parse("WW....B./W......./BB...... w 0 0", &v).unwrap();
@@ -317,19 +263,11 @@ fn a_missing_sector_names_itself_and_the_solve_command() {
     ] {
         let p = Position::parse(text, &v).unwrap();
         let err = q.analyse(&p).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                QueryError::Db(morris::database::DbError::Missing { .. })
-            ),
-            "{err}"
-        );
+        assert!(matches!(err, QueryError::Db(morris::database::DbError::Missing { .. })), "{err}");
         let msg = err.to_string();
         assert!(msg.contains(&format!("sector {sector} ")), "{msg}");
         assert!(
-            msg.contains(&format!(
-                "morris solve --variant nine --max-stones {stones} --db {dir}"
-            )),
+            msg.contains(&format!("morris solve --variant nine --max-stones {stones} --db {dir}")),
             "{msg}"
         );
     }
@@ -339,14 +277,8 @@ fn a_missing_sector_names_itself_and_the_solve_command() {
 
 fn morris(args: &[&str], input: Option<&str>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_morris"));
-    cmd.arg("--db")
-        .arg(dir())
-        .args(args)
-        .env_remove("MORRIS_VARIANT")
-        .env_remove("MORRIS_DB");
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.arg("--db").arg(dir()).args(args).env_remove("MORRIS_VARIANT").env_remove("MORRIS_DB");
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("the binary runs");
     let mut stdin = child.stdin.take().unwrap();
     if let Some(text) = input {
@@ -359,11 +291,7 @@ fn morris(args: &[&str], input: Option<&str>) -> Output {
 
 fn ok(args: &[&str]) -> String {
     let out = morris(args, None);
-    assert!(
-        out.status.success(),
-        "morris {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "morris {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -373,10 +301,7 @@ fn fails(args: &[&str]) -> String {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(1), "morris {args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "one line expected: {err}");
-    assert!(
-        err.starts_with("morris: error: ") && !err.contains("panicked"),
-        "{err}"
-    );
+    assert!(err.starts_with("morris: error: ") && !err.contains("panicked"), "{err}");
     err
 }
 
@@ -400,33 +325,19 @@ fn long_win() -> Position {
 fn query_prints_value_moves_line_and_diagram() {
     let v = nine();
     let p = long_win();
-    let Value::Win(d) = Query::new(db()).value(&p).unwrap().0 else {
-        unreachable!()
-    };
+    let Value::Win(d) = Query::new(db()).value(&p).unwrap().0 else { unreachable!() };
     let text = ok(&["query", &p.notation(&v)]);
     assert!(text.starts_with("7 "), "the diagram comes first: {text}");
     assert!(text.contains("  a   b   c   d   e   f   g"));
-    assert!(
-        text.contains(&format!("value      White wins in {d} plies")),
-        "{text}"
-    );
+    assert!(text.contains(&format!("value      White wins in {d} plies")), "{text}");
     assert!(text.contains(&format!("sector     {}", Sector::of(&p.state()))));
     let moves = Query::new(db()).moves(&p).unwrap();
-    assert!(
-        text.contains(&format!("moves      {}, best first", moves.len())),
-        "{text}"
-    );
+    assert!(text.contains(&format!("moves      {}, best first", moves.len())), "{text}");
     let best = moves[0].mv.notation(&v);
     assert!(text.contains(&format!("  {best} ")), "{text}");
-    assert!(
-        text.contains(&format!("line       {d} plies to the end: White wins")),
-        "{text}"
-    );
+    assert!(text.contains(&format!("line       {d} plies to the end: White wins")), "{text}");
     // Black to move in the same position: its value is for Black.
-    let black = Position {
-        to_move: Color::Black,
-        ..p
-    };
+    let black = Position { to_move: Color::Black, ..p };
     let value = Query::new(db()).value(&black).unwrap().0;
     let text = ok(&["query", &black.notation(&v)]);
     assert!(
@@ -446,14 +357,7 @@ fn query_json_follows_the_design() {
         .into_iter()
         .find(|p| q.value(p).unwrap().0 == Value::Draw)
         .unwrap();
-    for p in [
-        long_win(),
-        draw,
-        Position {
-            to_move: Color::Black,
-            ..long_win()
-        },
-    ] {
+    for p in [long_win(), draw, Position { to_move: Color::Black, ..long_win() }] {
         let a = q.analyse(&p).unwrap();
         let json = json::parse(&ok(&["query", &p.notation(&v), "--json"]));
         assert_eq!(json.get("value").str(), a.value.kind());
@@ -475,18 +379,11 @@ fn query_json_follows_the_design() {
                 None => assert!(j.get("plies").is_null()),
             }
         }
-        let line: Vec<String> = json
-            .get("line")
-            .arr()
-            .iter()
-            .map(|m| m.str().to_string())
-            .collect();
+        let line: Vec<String> =
+            json.get("line").arr().iter().map(|m| m.str().to_string()).collect();
         let expected: Vec<String> = a.line.moves.iter().map(|m| m.notation(&v)).collect();
         assert_eq!(line, expected);
-        assert_eq!(
-            json.get("line_cut"),
-            &json::Json::Bool(a.value == Value::Draw)
-        );
+        assert_eq!(json.get("line_cut"), &json::Json::Bool(a.value == Value::Draw));
     }
 }
 
@@ -501,17 +398,9 @@ fn query_moves_plays_a_sequence_first() {
     let text = ok(&["query", &p.notation(&v), "--moves", &sequence]);
     let reached = after(&after(&p, first), reply);
     assert!(text.contains(&format!("after      {sequence}")), "{text}");
-    assert!(
-        text.contains(&format!("position   {}", reached.notation(&v))),
-        "{text}"
-    );
-    let Value::Win(d) = q.value(&p).unwrap().0 else {
-        unreachable!()
-    };
-    assert!(
-        text.contains(&format!("White wins in {} plies", d - 2)),
-        "{text}"
-    );
+    assert!(text.contains(&format!("position   {}", reached.notation(&v))), "{text}");
+    let Value::Win(d) = q.value(&p).unwrap().0 else { unreachable!() };
+    assert!(text.contains(&format!("White wins in {} plies", d - 2)), "{text}");
 }
 
 #[test]
@@ -525,10 +414,7 @@ fn query_refuses_an_illegal_move_naming_it_and_the_position() {
     );
     let err = fails(&["query", &p.notation(&v), "--moves", "b6-g7"]);
     assert!(
-        err.contains(&format!(
-            "move 'b6-g7' is not legal in {}: it closes a mill",
-            p.notation(&v)
-        )),
+        err.contains(&format!("move 'b6-g7' is not legal in {}: it closes a mill", p.notation(&v))),
         "{err}"
     );
     let err = fails(&["query", "start", "--moves", "d6 d6"]);
@@ -541,10 +427,7 @@ fn query_refuses_an_illegal_move_naming_it_and_the_position() {
 #[test]
 fn query_of_a_missing_sector_is_one_line_naming_sector_and_command() {
     let err = fails(&["query", "start"]);
-    assert!(
-        err.contains("sector 4-4 of nine is not in the database"),
-        "{err}"
-    );
+    assert!(err.contains("sector 4-4 of nine is not in the database"), "{err}");
     assert!(
         err.contains(&format!(
             "morris solve --variant nine --max-stones 18 --db {}",
@@ -553,10 +436,7 @@ fn query_of_a_missing_sector_is_one_line_naming_sector_and_command() {
         "{err}"
     );
     let err = fails(&["query", "WWWWW.../BBB...../........ w 0 0"]);
-    assert!(
-        err.contains("sector 5-3 ") && err.contains("--max-stones 8"),
-        "{err}"
-    );
+    assert!(err.contains("sector 5-3 ") && err.contains("--max-stones 8"), "{err}");
 }
 
 /// The human's moves of a game from `start` in which the human plays
@@ -593,16 +473,9 @@ fn play_a_whole_game_from_piped_moves() {
         let (said, all, repeated) = scripted_game(start, human);
         let input = said.join("\n") + "\n";
         let side = human.name().to_lowercase();
-        let out = morris(
-            &["play", "--human", &side, "--from", &start.notation(&v)],
-            Some(&input),
-        );
+        let out = morris(&["play", "--human", &side, "--from", &start.notation(&v)], Some(&input));
         let text = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         for mv in &all {
             assert!(
                 text.contains(&format!(" plays {}\n", mv.notation(&v))),
@@ -621,11 +494,7 @@ fn play_a_whole_game_from_piped_moves() {
             },
             "{text}"
         );
-        assert_eq!(
-            text.matches("\n7 ").count(),
-            all.len() + 1,
-            "a diagram after each move"
-        );
+        assert_eq!(text.matches("\n7 ").count(), all.len() + 1, "a diagram after each move");
     }
 }
 
@@ -643,15 +512,9 @@ fn play_explains_bad_input_and_asks_again() {
     );
     assert!(text.contains("White has no stones in hand"), "{text}");
     assert!(text.contains("legal moves: a7-g7 "), "{text}");
-    assert!(
-        text.contains("it closes a mill: add the Black stone it removes"),
-        "{text}"
-    );
+    assert!(text.contains("it closes a mill: add the Black stone it removes"), "{text}");
     assert!(text.contains("White plays b6-g7xa1"), "{text}");
-    assert!(
-        text.contains("Game over: White wins, Black is left with 2 stones."),
-        "{text}"
-    );
+    assert!(text.contains("Game over: White wins, Black is left with 2 stones."), "{text}");
 }
 
 #[test]
@@ -660,30 +523,13 @@ fn play_ends_cleanly_at_the_end_of_input() {
     let p = long_win();
     let out = morris(&["play", "--from", &p.notation(&v)], Some(""));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        text.trim_end()
-            .ends_with("End of input: the game is left unfinished."),
-        "{text}"
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.trim_end().ends_with("End of input: the game is left unfinished."), "{text}");
     // The perfect player moves first when the human takes Black.
-    let out = morris(
-        &["play", "--human", "black", "--from", &p.notation(&v)],
-        Some("quit\n"),
-    );
+    let out = morris(&["play", "--human", "black", "--from", &p.notation(&v)], Some("quit\n"));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success());
-    let best = Query::new(db())
-        .choose_move(&p)
-        .unwrap()
-        .unwrap()
-        .mv
-        .notation(&v);
+    let best = Query::new(db()).choose_move(&p).unwrap().unwrap().mv.notation(&v);
     assert!(text.contains(&format!("White plays {best}\n")), "{text}");
     assert!(text.trim_end().ends_with("Black resigns."), "{text}");
 }
@@ -719,11 +565,7 @@ mod json {
         pub fn get(&self, key: &str) -> &Json {
             match self {
                 Json::Obj(fields) => {
-                    &fields
-                        .iter()
-                        .find(|(k, _)| k == key)
-                        .unwrap_or_else(|| panic!("no {key}"))
-                        .1
+                    &fields.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("no {key}")).1
                 }
                 _ => panic!("not an object"),
             }
@@ -752,10 +594,7 @@ mod json {
     }
 
     pub fn parse(text: &str) -> Json {
-        let mut p = Parser {
-            s: text.as_bytes(),
-            i: 0,
-        };
+        let mut p = Parser { s: text.as_bytes(), i: 0 };
         let j = p.value();
         p.ws();
         assert_eq!(p.i, p.s.len(), "trailing text after JSON: {text}");
@@ -775,13 +614,7 @@ mod json {
         }
         fn eat(&mut self, c: u8) {
             self.ws();
-            assert_eq!(
-                self.s.get(self.i),
-                Some(&c),
-                "expected '{}' at {}",
-                c as char,
-                self.i
-            );
+            assert_eq!(self.s.get(self.i), Some(&c), "expected '{}' at {}", c as char, self.i);
             self.i += 1;
         }
         fn peek(&mut self) -> u8 {
@@ -795,9 +628,7 @@ mod json {
                     let mut fields = Vec::new();
                     if self.peek() != b'}' {
                         loop {
-                            let Json::Str(k) = self.value() else {
-                                panic!("key")
-                            };
+                            let Json::Str(k) = self.value() else { panic!("key") };
                             self.eat(b':');
                             fields.push((k, self.value()));
                             if self.peek() == b',' {

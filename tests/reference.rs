@@ -54,13 +54,19 @@ fn canonical_states(v: &Variant, m: u8, o: u8) -> Vec<State> {
     let ix = Indexer::new(v.board());
     let sector = ix.sector(Sector::moving(m, o));
     let mut states = Vec::new();
-    sector.for_each_in(0..sector.slots(), |_, mover, opponent| states.push(moving(mover, opponent)));
+    sector
+        .for_each_in(0..sector.slots(), |_, mover, opponent| states.push(moving(mover, opponent)));
     states
 }
 
 /// Wins, losses, draws, longest win and longest loss over the canonical
 /// states of a sector.
-fn canonical_counts(v: &Variant, sol: &ReferenceSolution, m: u8, o: u8) -> (u64, u64, u64, u16, u16) {
+fn canonical_counts(
+    v: &Variant,
+    sol: &ReferenceSolution,
+    m: u8,
+    o: u8,
+) -> (u64, u64, u64, u16, u16) {
     let (mut w, mut l, mut d, mut max_win, mut max_loss) = (0, 0, 0, 0, 0);
     for s in canonical_states(v, m, o) {
         match sol.value(&s) {
@@ -90,7 +96,12 @@ fn assert_symmetric(v: &Variant, sol: &ReferenceSolution, m: u8, o: u8) {
     sol.for_each_state(m, o, |s, value| {
         turn = (turn + 1) % syms.len();
         let image = moving(syms.apply(turn, s.mover), syms.apply(turn, s.opponent));
-        assert_eq!(sol.value(&image), value, "{} {m}-{o}: {s:?} and its image under symmetry {turn}", v.name());
+        assert_eq!(
+            sol.value(&image),
+            value,
+            "{} {m}-{o}: {s:?} and its image under symmetry {turn}",
+            v.name()
+        );
         checked += 1;
     });
     assert!(checked > 0);
@@ -179,4 +190,3 @@ fn a_full_board_draws_only_where_the_variant_says_so() {
 fn sectors_must_be_closed_under_moves() {
     solve_moving(&nine(), &[(3, 4), (4, 3)]);
 }
-

@@ -12,16 +12,14 @@ mod common;
 mod nine7;
 
 use common::{command, text};
-use nine7::{db, nine};
 use morris::game::{Game, Repetition};
 use morris::position::Position;
 use morris::query::{after, parse_move, Query};
 use morris::rules::{status, Status};
 use morris::value::Value;
+use nine7::{db, nine};
 use std::io::Write;
 use std::process::Stdio;
-
-
 
 /// Positions of 3 against 3 or 4 stones, nothing in hand, from a fixed
 /// pseudo-random sequence; only those where the game goes on.
@@ -46,7 +44,8 @@ fn positions(count: usize) -> Vec<Position> {
                 }
             }
         }
-        let board: String = cells.chunks(8).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("/");
+        let board: String =
+            cells.chunks(8).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("/");
         let side = if next(2) == 0 { 'w' } else { 'b' };
         // Random stones may be refused (a side that could not have got
         // there): skip those.
@@ -97,8 +96,10 @@ fn cycles(p0: &Position, rule: Repetition) -> Vec<(Game, String)> {
 
 #[test]
 fn a_repeated_board_is_found_at_once_and_threefold_at_the_third_time() {
-    let (game, back) =
-        positions(20).iter().find_map(|p| cycles(p, Repetition::Board).into_iter().next()).expect("a cycle");
+    let (game, back) = positions(20)
+        .iter()
+        .find_map(|p| cycles(p, Repetition::Board).into_iter().next())
+        .expect("a cycle");
     assert_eq!(game.repeated(), None);
     let p4 = legal(game.position(), &back).unwrap();
     assert!(game.would_repeat(&p4));
@@ -130,19 +131,28 @@ fn the_perfect_player_takes_a_repetition_draw_only_when_it_cannot_win() {
             let p = *game.position();
             let moves = query.moves(&p).unwrap();
             let best = moves[0].value;
-            let best_other = moves.iter().find(|m| !game.would_repeat(&after(&p, m.mv))).map(|m| m.value);
+            let best_other =
+                moves.iter().find(|m| !game.would_repeat(&after(&p, m.mv))).map(|m| m.value);
             let chosen = game.choose_move(&query).unwrap().expect("the game goes on");
             let repeats = game.would_repeat(&after(&p, chosen.mv));
             match best_other {
                 Some(win @ Value::Win(_)) => {
                     // A win by the tables is never given up for a draw.
-                    assert!(!repeats, "{}: chose {back} and a draw over a win", p.notation(&nine()));
+                    assert!(
+                        !repeats,
+                        "{}: chose {back} and a draw over a win",
+                        p.notation(&nine())
+                    );
                     assert_eq!(chosen.value, win);
                     kept_win += 1;
                 }
                 _ => {
                     // The way back to an earlier board is on offer: a draw.
-                    assert!(repeats, "{}: {back} would draw, the tables say {best}", p.notation(&nine()));
+                    assert!(
+                        repeats,
+                        "{}: {back} would draw, the tables say {best}",
+                        p.notation(&nine())
+                    );
                     assert_eq!(chosen.value, Value::Draw);
                     rescued += usize::from(best != Value::Draw);
                 }
@@ -157,7 +167,10 @@ fn the_perfect_player_takes_a_repetition_draw_only_when_it_cannot_win() {
             assert_eq!(three.choose_move(&query).unwrap().unwrap().value, best);
         }
     }
-    assert!(rescued > 0 && kept_win > 0, "too few cases: {rescued} losses drawn, {kept_win} wins kept");
+    assert!(
+        rescued > 0 && kept_win > 0,
+        "too few cases: {rescued} losses drawn, {kept_win} wins kept"
+    );
 }
 
 #[test]
@@ -197,14 +210,23 @@ fn play_ends_in_a_draw_when_the_losing_perfect_player_can_repeat() {
     let out = child.wait_with_output().unwrap();
     let said = text(&out.stdout);
     assert!(out.status.success(), "{said}{}", text(&out.stderr));
-    assert!(said.contains("Repetition: a board that repeats an earlier one draws the game"), "{said}");
-    assert!(said.trim_end().ends_with("Game over: a draw by repetition, the board repeats at ply 0."), "{said}");
+    assert!(
+        said.contains("Repetition: a board that repeats an earlier one draws the game"),
+        "{said}"
+    );
+    assert!(
+        said.trim_end().ends_with("Game over: a draw by repetition, the board repeats at ply 0."),
+        "{said}"
+    );
 
     // Under threefold the game goes on to the end of the input instead.
-    let out = command(db().dir(), &["play", "--human", human, "--from", &p0.notation(&v), "--repetition", "threefold"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = command(
+        db().dir(),
+        &["play", "--human", human, "--from", &p0.notation(&v), "--repetition", "threefold"],
+    )
+    .stdin(Stdio::null())
+    .output()
+    .unwrap();
     assert!(text(&out.stdout).contains("Repetition: the same position 3 times draws the game"));
 }
 
@@ -220,7 +242,10 @@ fn quiet_moves(p: &Position) -> Vec<String> {
 
 #[test]
 fn play_refuses_an_unknown_repetition_rule_in_one_line() {
-    let out = command(db().dir(), &["play", "--repetition", "twice"]).stdin(Stdio::null()).output().unwrap();
+    let out = command(db().dir(), &["play", "--repetition", "twice"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "clap's usage error");
     let err = text(&out.stderr);
     assert!(err.contains("repetition rule 'twice': expected 'board' or 'threefold'"), "{err}");

@@ -57,13 +57,20 @@ fn check_unmoves(v: &Variant, m: u8, o: u8, stride: usize) -> (u64, u64) {
                 assert!(p.is_moving_phase());
                 assert_eq!((p.mover.count_ones(), p.opponent.count_ones()), (o as u32, m as u32));
                 let mut leading = 0;
-                for_each_move(v, p, |mv| leading += (mv.remove.is_none() && play(p, mv) == *s) as u32);
+                for_each_move(v, p, |mv| {
+                    leading += (mv.remove.is_none() && play(p, mv) == *s) as u32
+                });
                 assert_eq!(leading, 1, "{} {m}-{o}: predecessor {p:?} of {s:?}", v.name());
             }
             let count = predecessors.len();
             predecessors.sort();
             predecessors.dedup();
-            assert_eq!(predecessors.len(), count, "{} {m}-{o}: a predecessor listed twice for {s:?}", v.name());
+            assert_eq!(
+                predecessors.len(),
+                count,
+                "{} {m}-{o}: a predecessor listed twice for {s:?}",
+                v.name()
+            );
             (successors, count as u64)
         })
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
@@ -170,7 +177,9 @@ fn perft_matches_the_independent_counts() {
 fn perft_agrees_with_hand_counts() {
     // Nobody can close a mill in the first four plies: falling factorials.
     let table = perft_table();
-    let get = |name: &str, plies: u32| table.iter().find(|r| r.0 == name && r.1 == plies).map(|r| r.2).unwrap();
+    let get = |name: &str, plies: u32| {
+        table.iter().find(|r| r.0 == name && r.1 == plies).map(|r| r.2).unwrap()
+    };
     for name in ["nine", "twelve", "lasker"] {
         assert_eq!(get(name, 1), 24);
         assert_eq!(get(name, 2), 24 * 23);
@@ -179,7 +188,10 @@ fn perft_agrees_with_hand_counts() {
         assert_eq!(get(name, 3), 24 * 23 * 22);
         assert_eq!(get(name, 4), 24 * 23 * 22 * 21);
     }
-    assert_eq!((get("six", 1), get("six", 2), get("six", 3), get("six", 4)), (16, 240, 3360, 43680));
+    assert_eq!(
+        (get("six", 1), get("six", 2), get("six", 3), get("six", 4)),
+        (16, 240, 3360, 43680)
+    );
     // Ply 5: White's third stone closes a mill when White's first two lie
     // on one mill (3 pairs per mill, 2 orders) and Black's two stones are
     // elsewhere than its third point; such a placement is two moves, one
@@ -210,7 +222,8 @@ fn lasker_may_slide_with_stones_in_hand() {
     // points or slide a7 to d7 or a4.
     let s = state(&lasker, "W...B.../......../........ w 9 9");
     let ms = legal_moves(&lasker, &s);
-    let slides: Vec<String> = ms.iter().filter(|m| m.from.is_some()).map(|m| m.notation(&lasker)).collect();
+    let slides: Vec<String> =
+        ms.iter().filter(|m| m.from.is_some()).map(|m| m.notation(&lasker)).collect();
     assert_eq!(ms.len(), 22 + 2);
     assert_eq!(slides.len(), 2);
     assert!(slides.contains(&"a7-d7".to_string()) && slides.contains(&"a7-a4".to_string()));
@@ -221,8 +234,11 @@ fn lasker_may_slide_with_stones_in_hand() {
     // A Lasker slide that closes a mill removes a stone: White a7 a1 and
     // b4, which slides to a4 (as a placement on a4 would).
     let s = state(&lasker, "W...B.W./.......W/........ w 7 9");
-    let closing: Vec<String> =
-        legal_moves(&lasker, &s).iter().filter(|m| m.remove.is_some()).map(|m| m.notation(&lasker)).collect();
+    let closing: Vec<String> = legal_moves(&lasker, &s)
+        .iter()
+        .filter(|m| m.remove.is_some())
+        .map(|m| m.notation(&lasker))
+        .collect();
     assert_eq!(closing, vec!["a4xg1".to_string(), "b4-a4xg1".to_string()]);
 }
 
@@ -235,15 +251,23 @@ fn stones_in_mills_are_removed_only_when_all_are() {
     // White d7 g7 a4 closes a7-d7-g7 with a4-a7 (the only move that closes
     // a mill). Black's e3 d3 c3 is a mill; d6 is not in one: only d6 may go.
     let s = state(&nine, ".WW....W/.B....../....BBB. w 0 0");
-    let removals: Vec<String> =
-        legal_moves(&nine, &s).iter().filter(|m| m.remove.is_some()).map(|m| m.notation(&nine)).collect();
+    let removals: Vec<String> = legal_moves(&nine, &s)
+        .iter()
+        .filter(|m| m.remove.is_some())
+        .map(|m| m.notation(&nine))
+        .collect();
     assert_eq!(removals, vec!["a4-a7xd6".to_string()]);
     // Every Black stone in a mill (c5 d5 e5 and e3 d3 c3): any may go.
     let s = state(&nine, ".WW....W/......../BBB.BBB. w 0 0");
-    let removals: Vec<String> =
-        legal_moves(&nine, &s).iter().filter(|m| m.remove.is_some()).map(|m| m.notation(&nine)).collect();
+    let removals: Vec<String> = legal_moves(&nine, &s)
+        .iter()
+        .filter(|m| m.remove.is_some())
+        .map(|m| m.notation(&nine))
+        .collect();
     assert_eq!(removals.len(), 6, "{removals:?}");
-    assert!(removals.contains(&"a4-a7xc5".to_string()) && removals.contains(&"a4-a7xe3".to_string()));
+    assert!(
+        removals.contains(&"a4-a7xc5".to_string()) && removals.contains(&"a4-a7xe3".to_string())
+    );
 }
 
 #[test]

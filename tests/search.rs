@@ -34,12 +34,19 @@ fn outcome_of(value: Value) -> Outcome {
 /// Every `step`-th canonical state of every placement sector up to
 /// `max_stones`: the search over moving tables only agrees with the
 /// placement tables; so do its null-window questions.
-fn search_agrees_with_tables(v: Variant, max_stones: u32, step: u64, options: SearchOptions) -> usize {
+fn search_agrees_with_tables(
+    v: Variant,
+    max_stones: u32,
+    step: u64,
+    options: SearchOptions,
+) -> usize {
     let searched = moving_only(v.clone(), max_stones);
     let tabled = with_placement(v, max_stones);
     let mut search = Search::with_options(&searched, options);
     let mut compared = 0;
-    for sector in placement_sectors(tabled.variant()).into_iter().filter(|s| s.total_stones() <= max_stones) {
+    for sector in
+        placement_sectors(tabled.variant()).into_iter().filter(|s| s.total_stones() <= max_stones)
+    {
         let index = tabled.indexer().sector(sector);
         let mut k = 0u64;
         index.for_each_in(0..index.slots(), |_, mover, opponent| {
@@ -47,11 +54,19 @@ fn search_agrees_with_tables(v: Variant, max_stones: u32, step: u64, options: Se
             if !k.is_multiple_of(step) {
                 return;
             }
-            let state = State { mover, opponent, mover_hand: sector.mover_hand, opponent_hand: sector.opponent_hand };
+            let state = State {
+                mover,
+                opponent,
+                mover_hand: sector.mover_hand,
+                opponent_hand: sector.opponent_hand,
+            };
             let table = outcome_of(tabled.value(&state).unwrap());
             assert_eq!(search.outcome(&state).unwrap(), table, "{sector} {state:?}");
             let score = table.score();
-            assert!(search.at_least(&state, score).unwrap() && search.at_most(&state, score).unwrap(), "{sector} {state:?}");
+            assert!(
+                search.at_least(&state, score).unwrap() && search.at_most(&state, score).unwrap(),
+                "{sector} {state:?}"
+            );
             if score < 1 {
                 assert!(!search.at_least(&state, score + 1).unwrap(), "{sector} {state:?}");
             }
@@ -63,19 +78,22 @@ fn search_agrees_with_tables(v: Variant, max_stones: u32, step: u64, options: Se
 
 #[test]
 fn nine_late_placement_search_matches_tables() {
-    let n = search_agrees_with_tables(Variant::named("nine").unwrap(), 8, 41, SearchOptions::default());
+    let n =
+        search_agrees_with_tables(Variant::named("nine").unwrap(), 8, 41, SearchOptions::default());
     assert!(n > 1000, "compared {n}");
 }
 
 #[test]
 fn six_placement_search_matches_tables() {
-    let n = search_agrees_with_tables(Variant::named("six").unwrap(), 10, 29, SearchOptions::default());
+    let n =
+        search_agrees_with_tables(Variant::named("six").unwrap(), 10, 29, SearchOptions::default());
     assert!(n > 1000, "compared {n}");
 }
 
 #[test]
 fn five_placement_search_matches_tables() {
-    let n = search_agrees_with_tables(Variant::named("five").unwrap(), 10, 7, SearchOptions::default());
+    let n =
+        search_agrees_with_tables(Variant::named("five").unwrap(), 10, 7, SearchOptions::default());
     assert!(n > 1000, "compared {n}");
 }
 
@@ -83,7 +101,12 @@ fn five_placement_search_matches_tables() {
 /// (four entries) forgets nearly everything, and must still be right.
 #[test]
 fn a_transposition_table_of_one_bucket_gives_the_same_values() {
-    let n = search_agrees_with_tables(Variant::named("six").unwrap(), 9, 97, SearchOptions { transposition_bytes: 32 });
+    let n = search_agrees_with_tables(
+        Variant::named("six").unwrap(),
+        9,
+        97,
+        SearchOptions { transposition_bytes: 32 },
+    );
     assert!(n > 100, "compared {n}");
 }
 
@@ -112,11 +135,20 @@ fn six_and_five_start_analysis_by_search_matches_the_tables() {
         let by_search = Query::new(&searched).analyse(&start).unwrap();
         let by_tables = Query::new(&tabled).analyse(&start).unwrap();
         assert_eq!(by_tables.value, Value::Draw, "{name}");
-        assert_eq!((by_search.value, by_search.exactness), (Value::Draw, Exactness::ValueOnly), "{name}");
+        assert_eq!(
+            (by_search.value, by_search.exactness),
+            (Value::Draw, Exactness::ValueOnly),
+            "{name}"
+        );
         assert_eq!(by_search.moves.len(), by_tables.moves.len(), "{name}");
         for m in &by_search.moves {
             let table = by_tables.moves.iter().find(|t| t.mv == m.mv).unwrap();
-            assert_eq!(m.value.kind(), table.value.kind(), "{name} {}", m.mv.notation(tabled.variant()));
+            assert_eq!(
+                m.value.kind(),
+                table.value.kind(),
+                "{name} {}",
+                m.mv.notation(tabled.variant())
+            );
             assert_eq!(m.exactness, Exactness::ValueOnly, "{name}");
         }
         assert_line_keeps_the_draw(&tabled, &start, &by_search.line.moves);
@@ -127,13 +159,28 @@ fn six_and_five_start_analysis_by_search_matches_the_tables() {
 /// a draw.
 fn assert_line_keeps_the_draw(tabled: &Database, start: &Position, line: &[morris::Move]) {
     let v = tabled.variant();
-    assert!(line.len() > v.stones() as usize * 2, "the line goes past the placement phase: {}", line.len());
+    assert!(
+        line.len() > v.stones() as usize * 2,
+        "the line goes past the placement phase: {}",
+        line.len()
+    );
     let mut at = *start;
     for &mv in line {
-        assert!(legal_moves(v, &at.state()).contains(&mv), "{} in {}", mv.notation(v), at.notation(v));
+        assert!(
+            legal_moves(v, &at.state()).contains(&mv),
+            "{} in {}",
+            mv.notation(v),
+            at.notation(v)
+        );
         at = after(&at, mv);
         assert_eq!(status(v, &at.state()), Status::Playing);
-        assert_eq!(tabled.value(&at.state()).unwrap(), Value::Draw, "after {}: {}", mv.notation(v), at.notation(v));
+        assert_eq!(
+            tabled.value(&at.state()).unwrap(),
+            Value::Draw,
+            "after {}: {}",
+            mv.notation(v),
+            at.notation(v)
+        );
     }
 }
 
@@ -150,10 +197,18 @@ fn every_first_two_placements_of_six_and_five_match_the_tables() {
         let start = Position::start(tabled.variant()).state();
         for first in legal_moves(tabled.variant(), &start) {
             let one = play(&start, first);
-            assert_eq!(search.outcome(&one).unwrap(), outcome_of(tabled.value(&one).unwrap()), "{name} {first:?}");
+            assert_eq!(
+                search.outcome(&one).unwrap(),
+                outcome_of(tabled.value(&one).unwrap()),
+                "{name} {first:?}"
+            );
             for second in legal_moves(tabled.variant(), &one) {
                 let two = play(&one, second);
-                assert_eq!(search.outcome(&two).unwrap(), outcome_of(tabled.value(&two).unwrap()), "{name} {first:?} {second:?}");
+                assert_eq!(
+                    search.outcome(&two).unwrap(),
+                    outcome_of(tabled.value(&two).unwrap()),
+                    "{name} {first:?} {second:?}"
+                );
             }
         }
     }
@@ -181,7 +236,8 @@ fn query_start_by_search_prints_value_moves_and_what_the_search_did() {
     assert!(text.contains("moves      16, best first"), "{text}");
     assert_eq!(text.lines().filter(|l| l.ends_with("  draw")).count(), 16, "{text}");
     for what in ["placement search (value): ", "placement search (value, moves and line): "] {
-        let line = err.lines().find(|l| l.starts_with(what)).unwrap_or_else(|| panic!("{what} in {err}"));
+        let line =
+            err.lines().find(|l| l.starts_with(what)).unwrap_or_else(|| panic!("{what} in {err}"));
         for field in [" nodes, ", " transpositions (", " leaf probes, ", " s in all, "] {
             assert!(line.contains(field), "{field} in {line}");
         }
@@ -189,5 +245,9 @@ fn query_start_by_search_prints_value_moves_and_what_the_search_did() {
     let (json, _) = run(&["--json"]);
     assert!(json.contains("\"value\": \"draw\",") && json.contains("\"exact\": false,"), "{json}");
     assert_eq!(json.matches("{\"move\": ").count(), 16, "{json}");
-    assert_eq!(json.matches("\"value\": \"draw\", \"plies\": null, \"position\": ").count(), 16, "{json}");
+    assert_eq!(
+        json.matches("\"value\": \"draw\", \"plies\": null, \"position\": ").count(),
+        16,
+        "{json}"
+    );
 }

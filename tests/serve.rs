@@ -7,8 +7,8 @@ mod common;
 mod server;
 
 use common::{command, ok, text};
-use server::{encode, six, Server};
 use serde_json::Value as Json;
+use server::{encode, six, Server};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -23,8 +23,14 @@ impl Server {
         let mut response = Vec::new();
         stream.read_to_end(&mut response).unwrap();
         let response = String::from_utf8(response).expect("a UTF-8 response");
-        let (head, body) = response.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no header end: {response:?}"));
-        let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("no status: {head}"));
+        let (head, body) = response
+            .split_once("\r\n\r\n")
+            .unwrap_or_else(|| panic!("no header end: {response:?}"));
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no status: {head}"));
         (status, head.to_string(), body.to_string())
     }
 
@@ -67,7 +73,11 @@ fn cli_error(db: &Path, args: &[&str]) -> String {
     let output = command(db, args).output().unwrap();
     assert!(!output.status.success(), "{args:?} succeeded");
     let stderr = text(&output.stderr);
-    stderr.trim_end().strip_prefix("morris: error: ").unwrap_or_else(|| panic!("{stderr}")).to_string()
+    stderr
+        .trim_end()
+        .strip_prefix("morris: error: ")
+        .unwrap_or_else(|| panic!("{stderr}"))
+        .to_string()
 }
 
 fn empty_db() -> tempfile::TempDir {
@@ -201,32 +211,56 @@ fn distances_answer_what_stats_distances_prints_for_the_sector() {
     for sector in ["3-3", "6-5", "2-3-4-3", "0-0-6-6"] {
         let target = format!("/api/distances?variant=six&sector={sector}");
         let json = server.json(&target, 200);
-        let cli: Json =
-            serde_json::from_str(&ok(six(), &["--variant", "six", "stats", "--distances", "--json", "--sector", sector]))
-                .unwrap();
+        let cli: Json = serde_json::from_str(&ok(
+            six(),
+            &["--variant", "six", "stats", "--distances", "--json", "--sector", sector],
+        ))
+        .unwrap();
         assert_eq!(json, cli[0], "{sector}");
         // Asked again, the remembered answer is the same.
         assert_eq!(server.json(&target, 200), json);
         // The histogram adds up to the sector's totals in `stats`.
-        let stats: Json = serde_json::from_str(&ok(six(), &["--variant", "six", "stats", "--json"])).unwrap();
+        let stats: Json =
+            serde_json::from_str(&ok(six(), &["--variant", "six", "stats", "--json"])).unwrap();
         let row = stats.as_array().unwrap().iter().find(|r| r["sector"] == sector).unwrap();
-        let sum = |side: &str| json[side].as_array().unwrap().iter().map(|p| p[1].as_u64().unwrap()).sum::<u64>();
-        let deepest = |side: &str| json[side].as_array().unwrap().last().map_or(0, |p| p[0].as_u64().unwrap());
-        assert_eq!((sum("wins"), sum("losses"), json["draws"].as_u64().unwrap()), (
-            row["wins"].as_u64().unwrap(),
-            row["losses"].as_u64().unwrap(),
-            row["draws"].as_u64().unwrap()
-        ));
-        assert_eq!((deepest("wins"), deepest("losses")), (row["max_win"].as_u64().unwrap(), row["max_loss"].as_u64().unwrap()));
-        for (plies, _) in json["wins"].as_array().unwrap().iter().map(|p| (p[0].as_u64().unwrap(), p[1].as_u64())) {
+        let sum = |side: &str| {
+            json[side].as_array().unwrap().iter().map(|p| p[1].as_u64().unwrap()).sum::<u64>()
+        };
+        let deepest = |side: &str| {
+            json[side].as_array().unwrap().last().map_or(0, |p| p[0].as_u64().unwrap())
+        };
+        assert_eq!(
+            (sum("wins"), sum("losses"), json["draws"].as_u64().unwrap()),
+            (
+                row["wins"].as_u64().unwrap(),
+                row["losses"].as_u64().unwrap(),
+                row["draws"].as_u64().unwrap()
+            )
+        );
+        assert_eq!(
+            (deepest("wins"), deepest("losses")),
+            (row["max_win"].as_u64().unwrap(), row["max_loss"].as_u64().unwrap())
+        );
+        for (plies, _) in
+            json["wins"].as_array().unwrap().iter().map(|p| (p[0].as_u64().unwrap(), p[1].as_u64()))
+        {
             assert_eq!(plies % 2, 1, "wins are odd distances");
         }
     }
     let db = six();
     for (target, args) in [
-        ("/api/distances?variant=six&sector=9-9", vec!["--variant", "six", "stats", "--distances", "--sector", "9-9"]),
-        ("/api/distances?variant=six&sector=x", vec!["--variant", "six", "stats", "--distances", "--sector", "x"]),
-        ("/api/distances?variant=ten&sector=3-3", vec!["--variant", "ten", "stats", "--distances", "--sector", "3-3"]),
+        (
+            "/api/distances?variant=six&sector=9-9",
+            vec!["--variant", "six", "stats", "--distances", "--sector", "9-9"],
+        ),
+        (
+            "/api/distances?variant=six&sector=x",
+            vec!["--variant", "six", "stats", "--distances", "--sector", "x"],
+        ),
+        (
+            "/api/distances?variant=ten&sector=3-3",
+            vec!["--variant", "ten", "stats", "--distances", "--sector", "3-3"],
+        ),
     ] {
         assert_eq!(server.error(target, 400), cli_error(db, &args), "{target}");
     }
@@ -243,7 +277,10 @@ fn distances_answer_what_stats_distances_prints_for_the_sector() {
     let empty = Server::start(dir.path());
     let error = empty.error("/api/distances?variant=six&sector=5-5", 404);
     assert!(error.contains("morris solve --variant six"), "{error}");
-    assert_eq!(error, cli_error(dir.path(), &["--variant", "six", "stats", "--distances", "--sector", "5-5"]));
+    assert_eq!(
+        error,
+        cli_error(dir.path(), &["--variant", "six", "stats", "--distances", "--sector", "5-5"])
+    );
 }
 
 #[test]
@@ -255,11 +292,20 @@ fn bad_input_is_400_with_the_clis_message() {
     };
     same("/api/query?variant=ten&position=start", &["--variant", "ten", "query", "start"]);
     same("/api/stats?variant=..%2F..%2Fetc", &["--variant", "../../etc", "stats"]);
-    for position in ["W", "WWW...../........ w 0 0", "......../........ x 6 6", "......../........ w 7 6", "WWWWWW../B....... w 3 6"] {
+    for position in [
+        "W",
+        "WWW...../........ w 0 0",
+        "......../........ x 6 6",
+        "......../........ w 7 6",
+        "WWWWWW../B....... w 3 6",
+    ] {
         same(&query_target("six", position, None), &["--variant", "six", "query", position]);
     }
     for moves in ["a5 a5", "z9", "a5-b5", "a5 b4 c3 d2x", "a5,,b4 g7"] {
-        same(&query_target("six", "start", Some(moves)), &["--variant", "six", "query", "start", "--moves", moves]);
+        same(
+            &query_target("six", "start", Some(moves)),
+            &["--variant", "six", "query", "start", "--moves", moves],
+        );
     }
     for (target, needle) in [
         ("/api/query?variant=six", "missing parameter 'position'"),
@@ -284,7 +330,10 @@ fn a_missing_sector_is_404_naming_the_solve_command() {
     for position in ["start", "WWW...../B.B..B.. b 0 0"] {
         let error = server.error(&query_target("six", position, None), 404);
         assert!(error.contains("morris solve --variant six"), "{error}");
-        assert_eq!(error, cli_error(dir.path(), &["--variant", "six", "query", position, "--json"]));
+        assert_eq!(
+            error,
+            cli_error(dir.path(), &["--variant", "six", "query", position, "--json"])
+        );
     }
     let error = server.error("/api/stats?variant=six", 404);
     assert_eq!(error, cli_error(dir.path(), &["--variant", "six", "stats", "--json"]));
@@ -336,7 +385,10 @@ fn the_page_and_its_assets_are_served() {
         // Nothing is fetched from elsewhere at run time (SVG's namespace
         // is a name, not a place).
         let body = body.replace("http://www.w3.org/2000/svg", "");
-        assert!(!body.contains("http://") && !body.contains("https://"), "{target} names another host");
+        assert!(
+            !body.contains("http://") && !body.contains("https://"),
+            "{target} names another host"
+        );
     }
     let (status, _, body) = server.request("HEAD", "/api/variants");
     assert_eq!((status, body.as_str()), (200, ""));
@@ -357,10 +409,19 @@ fn hostile_requests_leave_the_server_answering() {
         "/api/query?=&=".to_string(),
     ] {
         let (status, body) = server.get(&target);
-        assert!((400..500).contains(&status), "{}: {status} {body}", &target[..target.len().min(80)]);
+        assert!(
+            (400..500).contains(&status),
+            "{}: {status} {body}",
+            &target[..target.len().min(80)]
+        );
         serde_json::from_str::<Json>(&body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"));
     }
-    for garbage in [&b"\x00\x01\x02\r\n\r\n"[..], b"GET\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n", b"\xff\xfe / HTTP/1.0\r\n\r\n"] {
+    for garbage in [
+        &b"\x00\x01\x02\r\n\r\n"[..],
+        b"GET\r\n\r\n",
+        b"GET / HTTP/9.9\r\n\r\n",
+        b"\xff\xfe / HTTP/1.0\r\n\r\n",
+    ] {
         let mut stream = TcpStream::connect(&server.addr).unwrap();
         stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let _ = stream.write_all(garbage);

@@ -12,7 +12,13 @@ fn solve_and_verify(v: Variant, max_stones: u32, threads: usize) -> Database {
     for pair in moving_pairs(db.variant(), max_stones) {
         for sector in pair.sectors() {
             let check = check_sector(&db, sector).unwrap();
-            assert_eq!(check.mismatches, 0, "{} {sector}: {:?}", db.variant().name(), check.examples);
+            assert_eq!(
+                check.mismatches,
+                0,
+                "{} {sector}: {:?}",
+                db.variant().name(),
+                check.examples
+            );
             assert!(check.counts_agree, "{sector}: header counts");
         }
     }
@@ -77,7 +83,10 @@ fn six_and_five_start_positions_are_draws() {
 fn twelve_flying_at_3_is_morabaraba() {
     let twelve3 = Variant::named("twelve").unwrap().with_flying(Flying::AtMost(3));
     let mora = Variant::named("morabaraba").unwrap();
-    assert_eq!(twelve3.rules_key().strip_prefix("twelve "), mora.rules_key().strip_prefix("morabaraba "));
+    assert_eq!(
+        twelve3.rules_key().strip_prefix("twelve "),
+        mora.rules_key().strip_prefix("morabaraba ")
+    );
 
     let stones = 8;
     let solve = |v: Variant| solve_both_phases(v, stones);
@@ -88,7 +97,11 @@ fn twelve_flying_at_3_is_morabaraba() {
     let mut differ_at_4 = 0;
     for sector in moving.chain(placement) {
         let cells = a.load_cells(sector).unwrap();
-        assert_eq!(cells, b.load_cells(sector).unwrap(), "{sector}: twelve at 3 against morabaraba");
+        assert_eq!(
+            cells,
+            b.load_cells(sector).unwrap(),
+            "{sector}: twelve at 3 against morabaraba"
+        );
         differ_at_4 += (cells != twelve4.load_cells(sector).unwrap()) as usize;
     }
     assert!(differ_at_4 > 0, "flying at 4 changes some sector up to {stones} stones");
@@ -103,7 +116,11 @@ fn twelve_full_board_after_placement_is_a_draw() {
         // Black places the last stone; no mill closes and White cannot move.
         let p = morris::Position::parse("WBWBWBWB/BWBWBWBW/WBWBWBW. b 0 1", &v).unwrap();
         let lookup = |s: &morris::State| {
-            assert_eq!(status(&v, s), Status::Drawn, "{name}: the only successor is the full board");
+            assert_eq!(
+                status(&v, s),
+                Status::Drawn,
+                "{name}: the only successor is the full board"
+            );
             morris::Value::Draw
         };
         assert_eq!(value_from_successors(&v, &p.state(), &lookup), morris::Value::Draw, "{name}");

@@ -38,7 +38,9 @@ fn nine_3_3_and_the_4_3_pair() {
 
 #[test]
 fn six_and_five_whole_moving_phase() {
-    for (name, flying) in [("five", Flying::Never), ("six", Flying::Never), ("six", Flying::AtMost(3))] {
+    for (name, flying) in
+        [("five", Flying::Never), ("six", Flying::Never), ("six", Flying::AtMost(3))]
+    {
         let v = Variant::named(name).unwrap().with_flying(flying);
         let reference = solve_moving_phase(&v);
         let db = solved(v, 2 * reference_stones(name));

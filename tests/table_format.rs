@@ -35,10 +35,7 @@ fn write(dir: &Path, name: &str, cells: &[u16], options: &WriteOptions) -> (Path
 }
 
 fn small_blocks(block_cells: u32) -> WriteOptions {
-    WriteOptions {
-        block_cells,
-        ..WriteOptions::default()
-    }
+    WriteOptions { block_cells, ..WriteOptions::default() }
 }
 
 fn assert_round_trip(table: &Table<impl AsRef<[u8]>>, cells: &[u16]) {
@@ -56,12 +53,7 @@ fn round_trip_at_block_boundaries() {
     let b = BLOCK_CELLS as usize;
     for (k, slots) in [0, 1, b - 1, b, b + 1, 3 * b + 17].into_iter().enumerate() {
         let cells = synthetic_cells(slots, k as u64);
-        let (path, info) = write(
-            dir.path(),
-            &format!("t{k}"),
-            &cells,
-            &WriteOptions::default(),
-        );
+        let (path, info) = write(dir.path(), &format!("t{k}"), &cells, &WriteOptions::default());
         let table = Table::open(&path, RULES, SECTOR).unwrap();
         assert_eq!(table.info(), &info);
         assert_round_trip(&table, &cells);
@@ -95,14 +87,7 @@ fn out_of_range_index_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = write(dir.path(), "t", &[1, 2, 0], &WriteOptions::default());
     let table = Table::open(&path, RULES, SECTOR).unwrap();
-    assert!(matches!(
-        table.get(3),
-        Err(TableError::OutOfRange {
-            index: 3,
-            slots: 3,
-            ..
-        })
-    ));
+    assert!(matches!(table.get(3), Err(TableError::OutOfRange { index: 3, slots: 3, .. })));
 }
 
 #[test]
@@ -133,30 +118,20 @@ fn table_is_shared_across_threads() {
 fn other_sector_is_refused_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = write(dir.path(), "9-7.tbl", &[2, 0, 1], &WriteOptions::default());
-    let err = Table::open(&path, RULES, "9-7")
-        .err()
-        .expect("sector 9-8 opened as 9-7");
+    let err = Table::open(&path, RULES, "9-7").err().expect("sector 9-8 opened as 9-7");
     assert!(
         matches!(&err, TableError::WrongSector { found, expected, .. } if found == SECTOR && expected == "9-7")
     );
-    assert!(
-        err.to_string().contains(&path.display().to_string()),
-        "{err}"
-    );
+    assert!(err.to_string().contains(&path.display().to_string()), "{err}");
 }
 
 #[test]
 fn other_rules_are_refused_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = write(dir.path(), "9-8.tbl", &[2, 0, 1], &WriteOptions::default());
-    let err = Table::open(&path, "lasker morris", SECTOR)
-        .err()
-        .expect("other rules accepted");
+    let err = Table::open(&path, "lasker morris", SECTOR).err().expect("other rules accepted");
     assert!(matches!(err, TableError::WrongRules { .. }));
-    assert!(
-        err.to_string().contains(&path.display().to_string()),
-        "{err}"
-    );
+    assert!(err.to_string().contains(&path.display().to_string()), "{err}");
 }
 
 #[test]
@@ -188,29 +163,18 @@ fn inconsistent_input_is_not_written() {
     let cells = [2, 0, 1];
     let mut info = info_for(&cells);
     info.counts.wins += 1;
-    assert!(matches!(
-        write_table(&path, &info, &cells),
-        Err(TableError::BadInput { .. })
-    ));
+    assert!(matches!(write_table(&path, &info, &cells), Err(TableError::BadInput { .. })));
     let mut info = info_for(&cells);
     info.slots = 4;
-    assert!(matches!(
-        write_table(&path, &info, &cells),
-        Err(TableError::BadInput { .. })
-    ));
-    assert!(
-        fs::read_dir(dir.path()).unwrap().next().is_none(),
-        "something was written"
-    );
+    assert!(matches!(write_table(&path, &info, &cells), Err(TableError::BadInput { .. })));
+    assert!(fs::read_dir(dir.path()).unwrap().next().is_none(), "something was written");
 }
 
 // ------------------------------------------------------------ atomic writes
 
 fn dir_entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
+    let mut names: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
     names
 }
@@ -227,13 +191,7 @@ fn write_leaves_no_tmp_and_replaces_whole_tables() {
     info.slots += 1;
     assert!(write_table(&path, &info, &old).is_err());
     assert_eq!(dir_entries(dir.path()), ["9-8.tbl"]);
-    assert_eq!(
-        Table::open(&path, RULES, SECTOR)
-            .unwrap()
-            .read_all()
-            .unwrap(),
-        old
-    );
+    assert_eq!(Table::open(&path, RULES, SECTOR).unwrap().read_all().unwrap(), old);
 
     // A mapped old table stays readable while a new one replaces it.
     let mapped = Table::open(&path, RULES, SECTOR).unwrap();
@@ -241,13 +199,7 @@ fn write_leaves_no_tmp_and_replaces_whole_tables() {
     write(dir.path(), "9-8.tbl", &new, &small_blocks(512));
     assert_eq!(dir_entries(dir.path()), ["9-8.tbl"]);
     assert_eq!(mapped.read_all().unwrap(), old);
-    assert_eq!(
-        Table::open(&path, RULES, SECTOR)
-            .unwrap()
-            .read_all()
-            .unwrap(),
-        new
-    );
+    assert_eq!(Table::open(&path, RULES, SECTOR).unwrap().read_all().unwrap(), new);
 }
 
 #[test]
@@ -264,10 +216,7 @@ fn write_into_missing_directory_fails_naming_the_file() {
 /// every read of a damaged part fails while undamaged blocks read correctly.
 fn assert_damage_detected(bytes: Vec<u8>, path: &Path, cells: &[u16], block: usize, what: &str) {
     let names_path = |e: &TableError| {
-        assert!(
-            e.to_string().contains(&path.display().to_string()),
-            "{what}: {e}"
-        )
+        assert!(e.to_string().contains(&path.display().to_string()), "{what}: {e}")
     };
     let table = match Table::from_bytes(bytes, path, RULES, SECTOR) {
         Err(e) => return names_path(&e),
@@ -285,15 +234,9 @@ fn assert_damage_detected(bytes: Vec<u8>, path: &Path, cells: &[u16], block: usi
             }
         }
     }
-    let verify = table
-        .verify()
-        .err()
-        .unwrap_or_else(|| panic!("{what}: verify accepted it"));
+    let verify = table.verify().err().unwrap_or_else(|| panic!("{what}: verify accepted it"));
     names_path(&verify);
-    let read_all = table
-        .read_all()
-        .err()
-        .unwrap_or_else(|| panic!("{what}: read_all accepted it"));
+    let read_all = table.read_all().err().unwrap_or_else(|| panic!("{what}: read_all accepted it"));
     names_path(&read_all);
     assert!(failed_gets > 0, "{what}: every probed cell read fine");
 }
@@ -336,13 +279,7 @@ fn every_flipped_byte_is_detected_at_full_block_size() {
     for pos in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[pos] ^= 0x01 << (pos % 8);
-        assert_damage_detected(
-            bad,
-            &path,
-            &cells,
-            BLOCK_CELLS as usize,
-            &format!("byte {pos}"),
-        );
+        assert_damage_detected(bad, &path, &cells, BLOCK_CELLS as usize, &format!("byte {pos}"));
     }
 }
 
@@ -352,13 +289,7 @@ fn truncation_at_every_length_is_detected() {
     let (path, cells, bytes) = small_table(dir.path());
     for len in 0..bytes.len() {
         let what = format!("truncated to {len}");
-        assert_damage_detected(
-            bytes[..len].to_vec(),
-            &path,
-            &cells,
-            SMALL_BLOCK as usize,
-            &what,
-        );
+        assert_damage_detected(bytes[..len].to_vec(), &path, &cells, SMALL_BLOCK as usize, &what);
     }
 }
 
@@ -369,10 +300,7 @@ fn truncated_file_on_disk_is_refused() {
     for len in [0, 5, bytes.len() / 2, bytes.len() - 1] {
         fs::write(&path, &bytes[..len]).unwrap();
         let err = Table::open(&path, RULES, SECTOR).err().unwrap();
-        assert!(
-            err.to_string().contains(&path.display().to_string()),
-            "{err}"
-        );
+        assert!(err.to_string().contains(&path.display().to_string()), "{err}");
     }
 }
 
@@ -387,9 +315,8 @@ fn trailing_garbage_is_detected() {
     for tail in tails {
         let mut bad = bytes.clone();
         bad.extend_from_slice(&tail);
-        let err = Table::from_bytes(bad, &path, RULES, SECTOR)
-            .err()
-            .expect("trailing bytes accepted");
+        let err =
+            Table::from_bytes(bad, &path, RULES, SECTOR).err().expect("trailing bytes accepted");
         assert!(matches!(err, TableError::Length { .. }), "{err}");
     }
 }

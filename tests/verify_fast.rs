@@ -29,10 +29,13 @@ fn wide_cell(v: Value) -> u32 {
 /// `max_stones` stones; returns how many states were compared.
 fn compare(v: &Variant, max_stones: u32) -> u64 {
     let ix = Indexer::new(v.board());
-    let sectors: Vec<Sector> = moving_pairs(v, max_stones).iter().flat_map(|p| p.sectors()).collect();
+    let sectors: Vec<Sector> =
+        moving_pairs(v, max_stones).iter().flat_map(|p| p.sectors()).collect();
     let mut cells: HashMap<Sector, Vec<u16>> = HashMap::new();
     let mut cells_of = |s: Sector| {
-        cells.entry(s).or_insert_with(|| arbitrary_cells(ix.sector(s).slots(), (s.mover as u64) << 8 | s.opponent as u64));
+        cells.entry(s).or_insert_with(|| {
+            arbitrary_cells(ix.sector(s).slots(), (s.mover as u64) << 8 | s.opponent as u64)
+        });
     };
     for &s in &sectors {
         cells_of(s);
@@ -40,11 +43,16 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
             cells_of(Sector::moving(s.opponent - 1, s.mover));
         }
     }
-    let lookup = |s: &State| Value::from(Cell(cells[&Sector::of(s)][ix.sector(Sector::of(s)).rank(s.mover, s.opponent) as usize]));
+    let lookup = |s: &State| {
+        Value::from(Cell(
+            cells[&Sector::of(s)][ix.sector(Sector::of(s)).rank(s.mover, s.opponent) as usize],
+        ))
+    };
     let mut compared = 0;
     for &sector in &sectors {
         let partner = &cells[&Sector::moving(sector.opponent, sector.mover)];
-        let captures = (sector.opponent > 3).then(|| cells[&Sector::moving(sector.opponent - 1, sector.mover)].as_slice());
+        let captures = (sector.opponent > 3)
+            .then(|| cells[&Sector::moving(sector.opponent - 1, sector.mover)].as_slice());
         let fast = MovingCheck::new(v, &ix, sector, partner, captures);
         let index = ix.sector(sector);
         let mut own = vec![u16::MAX; index.slots() as usize];
@@ -122,7 +130,8 @@ fn mover_frame_ranks_as_the_index_does() {
                 let (m, o) = (ix.symmetries().apply(s, mover), ix.symmetries().apply(s, opponent));
                 let frame = index.frame(m);
                 assert_eq!(frame.rank(o), slot, "{name} {sector}");
-                symmetric += (index.orbit_size(slot, opponent) < ix.symmetries().len() as u32) as u64;
+                symmetric +=
+                    (index.orbit_size(slot, opponent) < ix.symmetries().len() as u32) as u64;
             });
             assert!(symmetric > 0);
         }

@@ -42,8 +42,25 @@ pub struct Header {
 }
 
 impl Header {
-    pub fn new(rules: String, sectors: Vec<String>, index_version: u32, slots: Vec<u64>, chunks: Vec<u64>, depth: u16) -> Header {
-        Header { version: VERSION, byte_order: BYTE_ORDER, rules, sectors, index_version, slots, chunks, depth, crc: 0 }
+    pub fn new(
+        rules: String,
+        sectors: Vec<String>,
+        index_version: u32,
+        slots: Vec<u64>,
+        chunks: Vec<u64>,
+        depth: u16,
+    ) -> Header {
+        Header {
+            version: VERSION,
+            byte_order: BYTE_ORDER,
+            rules,
+            sectors,
+            index_version,
+            slots,
+            chunks,
+            depth,
+            crc: 0,
+        }
     }
 
     /// Why a checkpoint with this header cannot be used where `expected`
@@ -53,16 +70,25 @@ impl Header {
             return Some("written by another version of morris or machine".to_string());
         }
         if self.rules != expected.rules {
-            return Some(format!("solved under other rules ({}, not {})", self.rules, expected.rules));
+            return Some(format!(
+                "solved under other rules ({}, not {})",
+                self.rules, expected.rules
+            ));
         }
-        if self.sectors != expected.sectors || self.slots != expected.slots || self.chunks != expected.chunks {
+        if self.sectors != expected.sectors
+            || self.slots != expected.slots
+            || self.chunks != expected.chunks
+        {
             return Some(format!(
                 "of sectors {:?} with {:?} slots, not {:?} with {:?}",
                 self.sectors, self.slots, expected.sectors, expected.slots
             ));
         }
         if self.index_version != expected.index_version {
-            return Some(format!("of index version {}, not {}", self.index_version, expected.index_version));
+            return Some(format!(
+                "of index version {}, not {}",
+                self.index_version, expected.index_version
+            ));
         }
         None
     }
@@ -75,17 +101,27 @@ fn config() -> impl bincode::config::Config {
 /// The size of a checkpoint file of sides of `slots` cells each, header
 /// included (an upper bound on it).
 pub fn file_bytes(slots: &[u64], chunks: &[u64]) -> u64 {
-    8 + 4 + MAX_HEADER as u64 / 64 + slots.iter().map(|s| 2 * s).sum::<u64>() + chunks.iter().map(|c| 10 * c).sum::<u64>()
+    8 + 4
+        + MAX_HEADER as u64 / 64
+        + slots.iter().map(|s| 2 * s).sum::<u64>()
+        + chunks.iter().map(|c| 10 * c).sum::<u64>()
 }
 
 fn as_bytes<T: Copy>(values: &[T]) -> &[u8] {
     // Safety: u16 and u64 have no padding; any initialised value is bytes.
-    unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values)) }
+    unsafe {
+        std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values))
+    }
 }
 
 fn as_bytes_mut<T: Copy>(values: &mut [T]) -> &mut [u8] {
     // Safety: as in `as_bytes`; every bit pattern is a valid u16 or u64.
-    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, std::mem::size_of_val(values)) }
+    unsafe {
+        std::slice::from_raw_parts_mut(
+            values.as_mut_ptr() as *mut u8,
+            std::mem::size_of_val(values),
+        )
+    }
 }
 
 fn body_crc(cells: &[&[u8]], marks: &[ChunkMarks]) -> u32 {
@@ -101,11 +137,17 @@ fn body_crc(cells: &[&[u8]], marks: &[ChunkMarks]) -> u32 {
 /// Writes a checkpoint of the sides' `cells` and `marks` to `tmp`
 /// (allocating its space first) and syncs it; the caller renames it into
 /// place.
-pub fn write(tmp: &Path, mut header: Header, cells: &[&[u8]], marks: &[ChunkMarks]) -> io::Result<()> {
+pub fn write(
+    tmp: &Path,
+    mut header: Header,
+    cells: &[&[u8]],
+    marks: &[ChunkMarks],
+) -> io::Result<()> {
     header.crc = body_crc(cells, marks);
     let encoded = bincode::encode_to_vec(&header, config()).map_err(io::Error::other)?;
     let file = File::create(tmp)?;
-    let body: u64 = cells.iter().zip(marks).map(|(c, m)| c.len() as u64 + 10 * m.marks.len() as u64).sum();
+    let body: u64 =
+        cells.iter().zip(marks).map(|(c, m)| c.len() as u64 + 10 * m.marks.len() as u64).sum();
     allocate(&file, 12 + encoded.len() as u64 + body)?;
     let mut out = BufWriter::with_capacity(1 << 20, &file);
     out.write_all(MAGIC)?;
@@ -142,10 +184,15 @@ pub fn read_header(path: &Path) -> io::Result<(Header, BufReader<File>)> {
 /// Reads the body of a checkpoint whose header is `header` into `cells`
 /// (one per side, each `2 * slots` bytes) and returns the sides' marks; a
 /// wrong CRC or a short file is an error.
-pub fn read_body(header: &Header, mut input: impl Read, cells: &mut [&mut [u8]]) -> io::Result<Vec<ChunkMarks>> {
+pub fn read_body(
+    header: &Header,
+    mut input: impl Read,
+    cells: &mut [&mut [u8]],
+) -> io::Result<Vec<ChunkMarks>> {
     let mut sides = Vec::new();
     for (cells, &chunks) in cells.iter_mut().zip(&header.chunks) {
-        let mut marks = ChunkMarks { marks: vec![0; chunks as usize], deepest: vec![0; chunks as usize] };
+        let mut marks =
+            ChunkMarks { marks: vec![0; chunks as usize], deepest: vec![0; chunks as usize] };
         input.read_exact(cells)?;
         input.read_exact(as_bytes_mut(&mut marks.marks))?;
         input.read_exact(as_bytes_mut(&mut marks.deepest))?;

@@ -45,13 +45,19 @@ const SHARED_TEXT: &str = "single jobs\n";
 /// it. The file keeps the holder's pid, host and start time for the
 /// message of the next one to try.
 pub fn lock(dir: &Path) -> Result<DirLock, DbError> {
-    take(&lock_path(dir), dir, Mode::Exclusive, |holder| DbError::Busy { dir: dir.to_path_buf(), holder })
+    take(&lock_path(dir), dir, Mode::Exclusive, |holder| DbError::Busy {
+        dir: dir.to_path_buf(),
+        holder,
+    })
 }
 
 /// Takes the lock of `dir` shared, as single jobs do: refused only while
 /// a whole-directory solve holds it.
 pub fn lock_shared(dir: &Path) -> Result<DirLock, DbError> {
-    take(&lock_path(dir), dir, Mode::Shared, |holder| DbError::Busy { dir: dir.to_path_buf(), holder })
+    take(&lock_path(dir), dir, Mode::Shared, |holder| DbError::Busy {
+        dir: dir.to_path_buf(),
+        holder,
+    })
 }
 
 /// Takes the lock of job `name` in `dir` (`job` names it in the message),
@@ -59,8 +65,13 @@ pub fn lock_shared(dir: &Path) -> Result<DirLock, DbError> {
 pub fn lock_job(dir: &Path, name: &str, job: &str) -> Result<DirLock, DbError> {
     let path = job_lock_path(dir, name);
     let locks = path.parent().expect("a job lock lives in .locks");
-    std::fs::create_dir_all(locks).map_err(|source| open_error(dir, locks, "create the directory of job locks", source))?;
-    take(&path, dir, Mode::Exclusive, |holder| DbError::JobBusy { job: job.to_string(), dir: dir.to_path_buf(), holder })
+    std::fs::create_dir_all(locks)
+        .map_err(|source| open_error(dir, locks, "create the directory of job locks", source))?;
+    take(&path, dir, Mode::Exclusive, |holder| DbError::JobBusy {
+        job: job.to_string(),
+        dir: dir.to_path_buf(),
+        holder,
+    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -71,14 +82,21 @@ enum Mode {
 
 fn open_error(dir: &Path, path: &Path, op: &'static str, source: std::io::Error) -> DbError {
     match source.kind() {
-        ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => DbError::ReadOnly { dir: dir.to_path_buf(), source },
+        ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
+            DbError::ReadOnly { dir: dir.to_path_buf(), source }
+        }
         _ => DbError::Io { path: path.to_path_buf(), op, source },
     }
 }
 
 /// Locks the file at `path` (created if need be) in `mode`; when someone
 /// else holds it, `busy` gets the holder's description.
-fn take(path: &Path, dir: &Path, mode: Mode, busy: impl FnOnce(String) -> DbError) -> Result<DirLock, DbError> {
+fn take(
+    path: &Path,
+    dir: &Path,
+    mode: Mode,
+    busy: impl FnOnce(String) -> DbError,
+) -> Result<DirLock, DbError> {
     // Not truncated on opening: until the lock is ours, the text in it
     // is the holder's.
     let mut file = OpenOptions::new()
@@ -99,14 +117,23 @@ fn take(path: &Path, dir: &Path, mode: Mode, busy: impl FnOnce(String) -> DbErro
             let _ = file.read_to_string(&mut holder);
             return Err(busy(describe_holder(&holder)));
         }
-        Err(TryLockError::Error(source)) => return Err(DbError::Io { path: path.to_path_buf(), op: "lock", source }),
+        Err(TryLockError::Error(source)) => {
+            return Err(DbError::Io { path: path.to_path_buf(), op: "lock", source })
+        }
     }
     let text = match mode {
-        Mode::Exclusive => format!("pid {}\nhost {}\nsince {}\n", std::process::id(), hostname(), utc_now()),
+        Mode::Exclusive => {
+            format!("pid {}\nhost {}\nsince {}\n", std::process::id(), hostname(), utc_now())
+        }
         Mode::Shared => SHARED_TEXT.to_string(),
     };
-    let written = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(text.as_bytes()));
-    written.map_err(|source| DbError::Io { path: path.to_path_buf(), op: "write the lock file", source })?;
+    let written =
+        file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(text.as_bytes()));
+    written.map_err(|source| DbError::Io {
+        path: path.to_path_buf(),
+        op: "write the lock file",
+        source,
+    })?;
     Ok(DirLock { _file: file })
 }
 
@@ -177,10 +204,16 @@ mod tests {
 
     #[test]
     fn holder_from_the_lock_file() {
-        assert_eq!(describe_holder("pid 42\nsince 2026-11-22 21:30:05 UTC\n"), "process 42 (since 2026-11-22 21:30:05 UTC)");
+        assert_eq!(
+            describe_holder("pid 42\nsince 2026-11-22 21:30:05 UTC\n"),
+            "process 42 (since 2026-11-22 21:30:05 UTC)"
+        );
         assert_eq!(describe_holder(""), "another process");
         let elsewhere = format!("pid 7\nhost not-{}\nsince 2026-11-22 21:30:05 UTC\n", hostname());
-        assert_eq!(describe_holder(&elsewhere), format!("process 7 on not-{} (since 2026-11-22 21:30:05 UTC)", hostname()));
+        assert_eq!(
+            describe_holder(&elsewhere),
+            format!("process 7 on not-{} (since 2026-11-22 21:30:05 UTC)", hostname())
+        );
         let here = format!("pid 7\nhost {}\n", hostname());
         assert_eq!(describe_holder(&here), "process 7");
     }
@@ -190,7 +223,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = lock(dir.path()).unwrap();
         let err = lock(dir.path()).err().unwrap().to_string();
-        assert!(err.contains(&format!("is being solved by process {}", std::process::id())), "{err}");
+        assert!(
+            err.contains(&format!("is being solved by process {}", std::process::id())),
+            "{err}"
+        );
         drop(first);
         lock(dir.path()).unwrap();
     }
@@ -204,7 +240,14 @@ mod tests {
         let job = lock_job(dir.path(), "nine-4-3", "4-3").unwrap();
         lock_job(dir.path(), "nine-4-4", "4-4").unwrap();
         let err = lock_job(dir.path(), "nine-4-3", "4-3").err().unwrap().to_string();
-        assert!(err.contains(&format!("job 4-3 is being solved in {} by process {}", dir.path().display(), std::process::id())), "{err}");
+        assert!(
+            err.contains(&format!(
+                "job 4-3 is being solved in {} by process {}",
+                dir.path().display(),
+                std::process::id()
+            )),
+            "{err}"
+        );
         drop((a, b, job));
         let whole = lock(dir.path()).unwrap();
         assert!(lock_shared(dir.path()).err().unwrap().to_string().contains("by process"));

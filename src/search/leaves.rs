@@ -40,7 +40,11 @@ pub struct Loaded {
 impl Leaves {
     pub fn new(stones: u8) -> Leaves {
         let dim = stones as usize + 1;
-        Leaves { dim, sectors: (0..dim.pow(4)).map(|_| Leaf::Unknown).collect(), loaded: Loaded::default() }
+        Leaves {
+            dim,
+            sectors: (0..dim.pow(4)).map(|_| Leaf::Unknown).collect(),
+            loaded: Loaded::default(),
+        }
     }
 
     /// Sectors copied so far, their bytes and the time it took.
@@ -50,19 +54,27 @@ impl Leaves {
 
     fn entry(&self, s: Sector) -> usize {
         let d = self.dim;
-        ((s.mover as usize * d + s.opponent as usize) * d + s.mover_hand as usize) * d + s.opponent_hand as usize
+        ((s.mover as usize * d + s.opponent as usize) * d + s.mover_hand as usize) * d
+            + s.opponent_hand as usize
     }
 
     /// The score of `state` (whose sector is `sector` and slot `slot`) if
     /// its sector has a table; moving-phase sectors must have one.
     #[inline]
-    pub fn score(&mut self, db: &Database, sector: Sector, slot: u64) -> Result<Option<i8>, DbError> {
+    pub fn score(
+        &mut self,
+        db: &Database,
+        sector: Sector,
+        slot: u64,
+    ) -> Result<Option<i8>, DbError> {
         let i = self.entry(sector);
         if let Leaf::Unknown = self.sectors[i] {
             self.sectors[i] = self.load(db, sector)?;
         }
         Ok(match &self.sectors[i] {
-            Leaf::Scores(packed) => Some(decode(packed[(slot / 4) as usize] >> (2 * (slot % 4)) & 3)),
+            Leaf::Scores(packed) => {
+                Some(decode(packed[(slot / 4) as usize] >> (2 * (slot % 4)) & 3))
+            }
             _ => None,
         })
     }
@@ -116,8 +128,16 @@ mod tests {
     #[test]
     fn packing_keeps_every_cell() {
         use crate::value::Value;
-        let values = [Value::Win(1), Value::Draw, Value::Loss(0), Value::Loss(4), Value::Win(7), Value::Win(201)];
-        let cells: Vec<u16> = (0..100_003).map(|i| Cell::from(values[i % values.len()]).0).collect();
+        let values = [
+            Value::Win(1),
+            Value::Draw,
+            Value::Loss(0),
+            Value::Loss(4),
+            Value::Win(7),
+            Value::Win(201),
+        ];
+        let cells: Vec<u16> =
+            (0..100_003).map(|i| Cell::from(values[i % values.len()]).0).collect();
         let packed = pack(&cells);
         for i in 0..cells.len() {
             let want = match values[i % values.len()] {

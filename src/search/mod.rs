@@ -258,7 +258,13 @@ impl<'a> Search<'a> {
 
     /// The best score of the moves of `state` within (`alpha`, `beta`),
     /// fail-soft; the rules' verdict when there is no move.
-    fn best_reply(&mut self, state: &State, mut alpha: i8, beta: i8, ply: usize) -> Result<i8, DbError> {
+    fn best_reply(
+        &mut self,
+        state: &State,
+        mut alpha: i8,
+        beta: i8,
+        ply: usize,
+    ) -> Result<i8, DbError> {
         if self.moves.len() <= ply {
             self.moves.resize_with(ply + 1, Vec::new);
         }

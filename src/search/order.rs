@@ -37,7 +37,9 @@ pub fn ordered_moves(v: &Variant, state: &State, out: &mut Vec<Scored>) {
     out.clear();
     let board = v.board();
     let their_threats = threats(board, state.opponent, state.mover);
-    for_each_move(v, state, |mv| out.push(Scored { rank: rank(board, state, their_threats, mv), mv }));
+    for_each_move(v, state, |mv| {
+        out.push(Scored { rank: rank(board, state, their_threats, mv), mv })
+    });
     out.sort_by_key(|s| std::cmp::Reverse(s.rank));
 }
 
@@ -61,13 +63,21 @@ fn rank(board: &Board, state: &State, their_threats: Bits, mv: Move) -> u32 {
 /// `other`).
 fn threats(board: &Board, own: Bits, other: Bits) -> Bits {
     let empty = board.all() & !(own | other);
-    board.mills().iter().filter(|&&m| (own & m).count_ones() == 2 && m & empty != 0).fold(0, |acc, &m| acc | (m & empty))
+    board
+        .mills()
+        .iter()
+        .filter(|&&m| (own & m).count_ones() == 2 && m & empty != 0)
+        .fold(0, |acc, &m| acc | (m & empty))
 }
 
 /// Lines through `to` on which `own` has two stones and the third point
 /// is empty (not held by `other`).
 fn lines_of_two_through(board: &Board, own: Bits, other: Bits, to: u8) -> u32 {
-    board.mills().iter().filter(|&&m| m >> to & 1 == 1 && (own & m).count_ones() == 2 && other & m == 0).count() as u32
+    board
+        .mills()
+        .iter()
+        .filter(|&&m| m >> to & 1 == 1 && (own & m).count_ones() == 2 && other & m == 0)
+        .count() as u32
 }
 
 #[cfg(test)]
@@ -90,7 +100,12 @@ mod tests {
         assert_eq!(&moves[..4], ["d6", "f4", "d2", "b4"]);
         // Then the 3-neighbour midpoints of the outer and inner squares,
         // the 2-neighbour corners last.
-        assert!(moves[4..12].iter().all(|m| ["d7", "g4", "d1", "a4", "d5", "e4", "d3", "c4"].contains(&m.as_str())), "{moves:?}");
+        assert!(
+            moves[4..12]
+                .iter()
+                .all(|m| ["d7", "g4", "d1", "a4", "d5", "e4", "d3", "c4"].contains(&m.as_str())),
+            "{moves:?}"
+        );
         assert_eq!(moves[23], "c3");
     }
 
@@ -115,7 +130,10 @@ mod tests {
         // of two with the corners f6, b2, c5 and e5. Of the other corners,
         // the block on g1 comes first.
         let moves = order(".....BB./W......./.W...... w 7 7");
-        let corners: Vec<&String> = moves.iter().filter(|m| ["a7", "g7", "g1", "f2", "e3", "c3"].contains(&m.as_str())).collect();
+        let corners: Vec<&String> = moves
+            .iter()
+            .filter(|m| ["a7", "g7", "g1", "f2", "e3", "c3"].contains(&m.as_str()))
+            .collect();
         assert_eq!(corners[0], "g1", "{moves:?}");
     }
 }

@@ -81,7 +81,11 @@ impl Transpositions {
         // Fibonacci hashing: the slots of one sector are consecutive
         // integers, which the multiplication spreads over all buckets.
         let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let start = if self.bucket_bits == 0 { 0 } else { (hash >> (64 - self.bucket_bits)) as usize * BUCKET };
+        let start = if self.bucket_bits == 0 {
+            0
+        } else {
+            (hash >> (64 - self.bucket_bits)) as usize * BUCKET
+        };
         start..start + BUCKET
     }
 
@@ -103,7 +107,10 @@ impl Transpositions {
             return;
         }
         // An empty entry (0) has work 0 and goes first; then the cheapest.
-        let victim = bucket.iter_mut().min_by_key(|e| (**e != 0, **e >> WORK_SHIFT & WORK_MASK)).expect("buckets are not empty");
+        let victim = bucket
+            .iter_mut()
+            .min_by_key(|e| (**e != 0, **e >> WORK_SHIFT & WORK_MASK))
+            .expect("buckets are not empty");
         if *victim == 0 {
             self.occupied += 1;
         }
@@ -112,7 +119,9 @@ impl Transpositions {
 }
 
 fn encode(key: u64, b: Bounds, work: u64) -> u64 {
-    key | ((b.lower + 1) as u64) << LOWER_SHIFT | ((b.upper + 1) as u64) << UPPER_SHIFT | work.min(WORK_MASK) << WORK_SHIFT
+    key | ((b.lower + 1) as u64) << LOWER_SHIFT
+        | ((b.upper + 1) as u64) << UPPER_SHIFT
+        | work.min(WORK_MASK) << WORK_SHIFT
 }
 
 fn decode(e: u64) -> Bounds {
@@ -148,7 +157,11 @@ mod tests {
     fn a_full_bucket_gives_up_its_cheapest_entry() {
         // One bucket: every key lands in it.
         let mut t = Transpositions::with_bytes(32);
-        let keys: Vec<u64> = (1..=5).map(|slot| key(Sector { mover: 1, opponent: 0, mover_hand: 8, opponent_hand: 9 }, slot)).collect();
+        let keys: Vec<u64> = (1..=5)
+            .map(|slot| {
+                key(Sector { mover: 1, opponent: 0, mover_hand: 8, opponent_hand: 9 }, slot)
+            })
+            .collect();
         for (i, &k) in keys.iter().take(4).enumerate() {
             t.put(k, Bounds { lower: 1, upper: 1 }, 1000 >> i);
         }

@@ -144,8 +144,10 @@ pub fn moving_pairs(v: &Variant, max_stones: u32) -> Vec<MovingPair> {
 /// and in hand, fewest stones in hand first: each after the sectors its
 /// placements lead to.
 pub fn placement_order(v: &Variant, max_stones: u32) -> Vec<Sector> {
-    let mut sectors: Vec<Sector> =
-        crate::sectors::placement_sectors(v).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
+    let mut sectors: Vec<Sector> = crate::sectors::placement_sectors(v)
+        .into_iter()
+        .filter(|s| s.total_stones() <= max_stones)
+        .collect();
     sectors.reverse();
     sectors
 }

@@ -214,7 +214,10 @@ pub fn solve_pair(
     report.levels = pair.propagate(depth, progress).ok_or_else(interrupted)?;
     report.propagate = t.elapsed();
     if pair.overflow.load(Relaxed) {
-        return Err(SolveError::DepthOverflow { sector: pair.sides[0].sector.to_string(), limit: MAX_WORKING_DEPTH });
+        return Err(SolveError::DepthOverflow {
+            sector: pair.sides[0].sector.to_string(),
+            limit: MAX_WORKING_DEPTH,
+        });
     }
 
     let t = Instant::now();
@@ -251,7 +254,10 @@ impl<'a> Pair<'a> {
                     0..=3 => None,
                     o => {
                         let target = Sector::moving(o - 1, w.sector.mover);
-                        let table = solved.iter().find(|t| t.sector == target).ok_or(SolveError::Unsolved(target.to_string()))?;
+                        let table = solved
+                            .iter()
+                            .find(|t| t.sector == target)
+                            .ok_or(SolveError::Unsolved(target.to_string()))?;
                         Some((ix.sector(target), table.cells))
                     }
                 };
@@ -266,14 +272,10 @@ impl<'a> Pair<'a> {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let images = ix.point_images().ok_or_else(|| SolveError::BadPair(format!("{first}: the symmetry group is too large")))?;
-        Ok(Pair {
-            v,
-            images,
-            sides,
-            overflow: AtomicBool::new(false),
-            edges: AtomicU64::new(0),
-        })
+        let images = ix.point_images().ok_or_else(|| {
+            SolveError::BadPair(format!("{first}: the symmetry group is too large"))
+        })?;
+        Ok(Pair { v, images, sides, overflow: AtomicBool::new(false), edges: AtomicU64::new(0) })
     }
 
     fn total_slots(&self) -> u64 {
@@ -295,7 +297,6 @@ impl<'a> Pair<'a> {
     fn deepest(&self) -> u16 {
         self.sides.iter().flat_map(|s| &s.deepest).map(|d| d.load(Relaxed)).max().unwrap_or(0)
     }
-
 
     fn init(&self, progress: &dyn Progress) {
         for side in &self.sides {
@@ -343,11 +344,18 @@ impl<'a> Pair<'a> {
                 let Some((index, cells)) = &side.captures else {
                     return self.decided(1);
                 };
-                let (mover_images, opponent_images) =
-                    images.get_or_insert_with(|| (self.images.set(mover), self.images.set(opponent)));
-                let own_images = mover_images.toggle(self.images.point(from)).toggle(self.images.point(to));
+                let (mover_images, opponent_images) = images
+                    .get_or_insert_with(|| (self.images.set(mover), self.images.set(opponent)));
+                let own_images =
+                    mover_images.toggle(self.images.point(from)).toggle(self.images.point(to));
                 for r in points(removable) {
-                    captures.add(index.rank_images(&opponent_images.toggle(self.images.point(r)), &own_images), cells);
+                    captures.add(
+                        index.rank_images(
+                            &opponent_images.toggle(self.images.point(r)),
+                            &own_images,
+                        ),
+                        cells,
+                    );
                 }
             }
         }
@@ -397,7 +405,8 @@ impl<'a> Pair<'a> {
             }
             depth += 1;
             let more = depth < self.deepest() && !self.overflow.load(Relaxed);
-            if more && progress.checkpoint_due() && !progress.checkpoint(&self.resume_point(depth)) {
+            if more && progress.checkpoint_due() && !progress.checkpoint(&self.resume_point(depth))
+            {
                 return None;
             }
         }
@@ -420,10 +429,11 @@ impl<'a> Pair<'a> {
     /// Takes the chunks' marks and maxima from a checkpoint (the cells
     /// are the caller's); returns the depth to go on from.
     fn restore(&self, point: &ResumePoint) -> Result<u16, SolveError> {
-        let fits = point.sides.len() == self.sides.len()
-            && self.sides.iter().zip(&point.sides).all(|(s, p)| {
-                p.marks.len() == s.marks.len() && p.deepest.len() == s.deepest.len()
-            });
+        let fits =
+            point.sides.len() == self.sides.len()
+                && self.sides.iter().zip(&point.sides).all(|(s, p)| {
+                    p.marks.len() == s.marks.len() && p.deepest.len() == s.deepest.len()
+                });
         if !fits {
             return Err(SolveError::BadResume(self.sides[0].sector.to_string()));
         }
@@ -444,7 +454,13 @@ impl<'a> Pair<'a> {
     /// prefetched while the previous state's predecessors are updated, so
     /// that the scattered reads of one batch overlap the work on the other
     /// instead of stalling on each cell in turn.
-    fn expand_level(&self, side: &Side, still: Option<&[u16]>, range: std::ops::Range<u64>, depth: u16) -> u64 {
+    fn expand_level(
+        &self,
+        side: &Side,
+        still: Option<&[u16]>,
+        range: std::ops::Range<u64>,
+        depth: u16,
+    ) -> u64 {
         let target = depth + 1;
         let partner = &self.sides[side.partner];
         let mut batches = [Batch::EMPTY, Batch::EMPTY];
@@ -458,7 +474,8 @@ impl<'a> Pair<'a> {
             let batch = &mut batches[next];
             batch.len = self.predecessors(side, partner, mover, opponent, &mut batch.slots);
             // A win's predecessors lose one hope each, weighed by the orbit.
-            batch.weight = if depth % 2 == 1 { side.index.orbit_size(slot, opponent) as u16 } else { 0 };
+            batch.weight =
+                if depth % 2 == 1 { side.index.orbit_size(slot, opponent) as u16 } else { 0 };
             edges += batch.len as u64;
             for &p in batch.slots() {
                 prefetch(&partner.cells[p as usize]);
@@ -495,7 +512,14 @@ impl<'a> Pair<'a> {
     /// Slots (in the partner) of the states that reach this one by a quiet
     /// move, once per un-move.
     #[inline]
-    fn predecessors(&self, side: &Side, partner: &Side, mover: Bits, opponent: Bits, out: &mut [u64; MAX_MOVES]) -> usize {
+    fn predecessors(
+        &self,
+        side: &Side,
+        partner: &Side,
+        mover: Bits,
+        opponent: Bits,
+        out: &mut [u64; MAX_MOVES],
+    ) -> usize {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
         let flies = self.v.flies(side.sector.opponent as u32, 0);
@@ -513,7 +537,9 @@ impl<'a> Pair<'a> {
             let lifted = mover_images.toggle(self.images.point(to));
             let origins = if flies { empty } else { empty & board.adjacent(to) };
             for from in points(origins) {
-                out[n] = partner.index.rank_images(&lifted.toggle(self.images.point(from)), &opponent_images);
+                out[n] = partner
+                    .index
+                    .rank_images(&lifted.toggle(self.images.point(from)), &opponent_images);
                 n += 1;
             }
         }
@@ -569,9 +595,16 @@ impl<'a> Pair<'a> {
             for to in points(targets) {
                 let own = mover ^ (1 << from) ^ (1 << to);
                 if board.closes_mill(own, to) {
-                    let own_images = mover_images.toggle(self.images.point(from)).toggle(self.images.point(to));
+                    let own_images =
+                        mover_images.toggle(self.images.point(from)).toggle(self.images.point(to));
                     for r in points(board.removable(opponent)) {
-                        captures.add(index.rank_images(&opponent_images.toggle(self.images.point(r)), &own_images), cells);
+                        captures.add(
+                            index.rank_images(
+                                &opponent_images.toggle(self.images.point(r)),
+                                &own_images,
+                            ),
+                            cells,
+                        );
                     }
                 }
             }
@@ -595,7 +628,9 @@ impl<'a> Pair<'a> {
                 let all = side.index.all_canonical(range.clone());
                 let mut canonical = vec![all; (range.end - range.start) as usize];
                 if !all {
-                    side.index.for_each_in(range.clone(), |slot, _, _| canonical[(slot - range.start) as usize] = true);
+                    side.index.for_each_in(range.clone(), |slot, _, _| {
+                        canonical[(slot - range.start) as usize] = true
+                    });
                 }
                 for slot in range.clone() {
                     let cell = &side.cells[slot as usize];
@@ -634,7 +669,13 @@ unsafe fn still_cells(cells: &[AtomicU16]) -> &[u16] {
 /// cell, atomically. The scans of the levels read every cell of a chunk
 /// for the few that were decided at the level's depth.
 #[inline]
-fn for_each_at(cells: &[AtomicU16], still: Option<&[u16]>, range: std::ops::Range<u64>, target: u16, mut f: impl FnMut(u64)) {
+fn for_each_at(
+    cells: &[AtomicU16],
+    still: Option<&[u16]>,
+    range: std::ops::Range<u64>,
+    target: u16,
+    mut f: impl FnMut(u64),
+) {
     let Some(plain) = still else {
         for slot in range {
             if cells[slot as usize].load(Relaxed) == target {
@@ -645,8 +686,10 @@ fn for_each_at(cells: &[AtomicU16], still: Option<&[u16]>, range: std::ops::Rang
     };
     let mut slot = range.start;
     while slot + 64 <= range.end {
-        let block: &[u16; 64] = plain[slot as usize..slot as usize + 64].try_into().expect("64 cells");
-        let mut hits = block.iter().enumerate().fold(0u64, |m, (i, &c)| m | ((c == target) as u64) << i);
+        let block: &[u16; 64] =
+            plain[slot as usize..slot as usize + 64].try_into().expect("64 cells");
+        let mut hits =
+            block.iter().enumerate().fold(0u64, |m, (i, &c)| m | ((c == target) as u64) << i);
         while hits != 0 {
             f(slot + hits.trailing_zeros() as u64);
             hits &= hits - 1;
@@ -688,7 +731,13 @@ struct Captures {
 
 impl Default for Captures {
     fn default() -> Captures {
-        Captures { slots: [0; 64], pending: 0, fastest_win: u32::MAX, deepest_loss: 0, can_draw: false }
+        Captures {
+            slots: [0; 64],
+            pending: 0,
+            fastest_win: u32::MAX,
+            deepest_loss: 0,
+            can_draw: false,
+        }
     }
 }
 
@@ -736,4 +785,3 @@ fn prefetch_u16(at: *const u16) {
         std::arch::x86_64::_mm_prefetch(at as *const i8, std::arch::x86_64::_MM_HINT_T0);
     }
 }
-

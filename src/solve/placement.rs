@@ -35,7 +35,10 @@ pub fn successor_sectors(sector: Sector) -> Vec<Sector> {
         opponent_hand: sector.mover_hand - 1,
     };
     let mut out = vec![next(sector.opponent)];
-    if sector.mover + 1 >= 3 && sector.opponent > 0 && sector.opponent - 1 + sector.opponent_hand >= 3 {
+    if sector.mover + 1 >= 3
+        && sector.opponent > 0
+        && sector.opponent - 1 + sector.opponent_hand >= 3
+    {
         out.push(next(sector.opponent - 1));
     }
     out
@@ -69,8 +72,14 @@ pub fn solve_sector(
     if cells.len() as u64 != own.slots() {
         return Err(SolveError::BadPair(sector.to_string()));
     }
-    let lookup = |s: Sector| successors.iter().find(|t| t.sector == s).map(|t| Table { index: ix.sector(s), cells: t.cells });
-    let quiet = lookup(successor_sectors(sector)[0]).ok_or_else(|| SolveError::BadPair(sector.to_string()))?;
+    let lookup = |s: Sector| {
+        successors
+            .iter()
+            .find(|t| t.sector == s)
+            .map(|t| Table { index: ix.sector(s), cells: t.cells })
+    };
+    let quiet = lookup(successor_sectors(sector)[0])
+        .ok_or_else(|| SolveError::BadPair(sector.to_string()))?;
     let capture = successor_sectors(sector).get(1).and_then(|&s| lookup(s));
     let walk = Walk {
         v,
@@ -148,7 +157,9 @@ impl Walk<'_> {
             let mover = deposit_bits(compact, free);
             // Around a symmetric opponent, positions that a symmetry fixing
             // it maps onto each other are one state: take the smallest.
-            if stabiliser != 1 && points(stabiliser & !1).any(|s| syms.apply(s as usize, mover) < mover) {
+            if stabiliser != 1
+                && points(stabiliser & !1).any(|s| syms.apply(s as usize, mover) < mover)
+            {
                 return;
             }
             // The state's own slot is the walk's one scattered access:
@@ -174,7 +185,13 @@ impl Walk<'_> {
     /// that is worst for the opponent, one ply on), and the number of
     /// successor cells read.
     #[inline]
-    fn best_placement(&self, mover: Bits, opponent: Bits, quiet: &MoverFrame, captures: &[MoverFrame]) -> (Value, u64) {
+    fn best_placement(
+        &self,
+        mover: Bits,
+        opponent: Bits,
+        quiet: &MoverFrame,
+        captures: &[MoverFrame],
+    ) -> (Value, u64) {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
         // With no opponent stone on the board a mill captures nothing.
@@ -239,7 +256,10 @@ fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // Safety: a prefetch is only a hint; any address is allowed.
     unsafe {
-        std::arch::x86_64::_mm_prefetch(value as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+        std::arch::x86_64::_mm_prefetch(
+            value as *const T as *const i8,
+            std::arch::x86_64::_MM_HINT_T0,
+        );
     }
 }
 

@@ -51,13 +51,22 @@ impl Job {
     /// reaches.
     pub fn parse(v: &Variant, text: &str) -> Result<Job, PlanError> {
         let trimmed = text.trim().trim_start_matches('{').trim_end_matches('}');
-        let numbers: Result<Vec<u8>, _> = trimmed.split(['-', ',']).map(|n| n.trim().parse::<u8>()).collect();
-        let unknown = |why: String| PlanError::Unknown { job: text.to_string(), variant: v.name().to_string(), why };
+        let numbers: Result<Vec<u8>, _> =
+            trimmed.split(['-', ',']).map(|n| n.trim().parse::<u8>()).collect();
+        let unknown = |why: String| PlanError::Unknown {
+            job: text.to_string(),
+            variant: v.name().to_string(),
+            why,
+        };
         match numbers.as_deref() {
             Ok(&[a, b]) => {
                 let pair = MovingPair { larger: a.max(b), smaller: a.min(b) };
                 if !moving_pairs(v, u32::MAX).contains(&pair) {
-                    let why = format!("a pair has 3 to {} stones a side, on {} points", v.stones(), v.board().points());
+                    let why = format!(
+                        "a pair has 3 to {} stones a side, on {} points",
+                        v.stones(),
+                        v.board().points()
+                    );
                     return Err(unknown(why));
                 }
                 Ok(Job::Pair(pair))
@@ -65,13 +74,17 @@ impl Job {
             Ok(&[mover, opponent, mover_hand, opponent_hand]) if !trimmed.contains(',') => {
                 let sector = Sector { mover, opponent, mover_hand, opponent_hand };
                 if sector.is_moving() {
-                    return Err(unknown("nothing in hand: a moving sector is solved with its pair, M-O".into()));
+                    return Err(unknown(
+                        "nothing in hand: a moving sector is solved with its pair, M-O".into(),
+                    ));
                 }
                 if v.move_while_placing() {
                     return Err(PlanError::Cyclic(v.name().to_string()));
                 }
                 if !placement_sectors(v).contains(&sector) {
-                    return Err(unknown("no game from the start reaches this placement sector".into()));
+                    return Err(unknown(
+                        "no game from the start reaches this placement sector".into(),
+                    ));
                 }
                 Ok(Job::Placement(sector))
             }
@@ -167,7 +180,9 @@ pub fn plan(v: &Variant, max_stones: u32, placement: bool) -> Result<Vec<Planned
         // above always planned it already.
         let wave = depends_on
             .iter()
-            .map(|d| waves.get(d).map(|w| w + 1).expect("a job's dependencies are planned before it"))
+            .map(|d| {
+                waves.get(d).map(|w| w + 1).expect("a job's dependencies are planned before it")
+            })
             .max()
             .unwrap_or(0);
         waves.insert(job, wave);
@@ -206,7 +221,10 @@ mod tests {
         assert!(err("2-1-7-7").contains("no game from the start"));
         assert!(err("4-x").starts_with("'4-x' is not a job"));
         assert!(err("4,3,2,1").starts_with("'4,3,2,1' is not a job"));
-        assert!(Job::parse(&variant("lasker"), "1-1-9-9").unwrap_err().to_string().contains("cycles"));
+        assert!(Job::parse(&variant("lasker"), "1-1-9-9")
+            .unwrap_err()
+            .to_string()
+            .contains("cycles"));
     }
 
     #[test]
@@ -214,14 +232,24 @@ mod tests {
         for (name, stones) in [("nine", 18), ("six", 12), ("five", 10), ("twelve", 24)] {
             let v = variant(name);
             let jobs = plan(&v, stones, true).unwrap();
-            let position: HashMap<Job, usize> = jobs.iter().enumerate().map(|(i, j)| (j.job, i)).collect();
+            let position: HashMap<Job, usize> =
+                jobs.iter().enumerate().map(|(i, j)| (j.job, i)).collect();
             assert_eq!(position.len(), jobs.len(), "{name}: each job once");
             for (i, planned) in jobs.iter().enumerate() {
                 for sector in planned.job.reads() {
                     let dep = Job::of_sector(sector);
-                    assert!(planned.depends_on.contains(&dep), "{name}: {} reads {sector}", planned.job);
+                    assert!(
+                        planned.depends_on.contains(&dep),
+                        "{name}: {} reads {sector}",
+                        planned.job
+                    );
                     let at = position[&dep];
-                    assert!(at < i && jobs[at].wave < planned.wave, "{name}: {} before {}", dep, planned.job);
+                    assert!(
+                        at < i && jobs[at].wave < planned.wave,
+                        "{name}: {} before {}",
+                        dep,
+                        planned.job
+                    );
                 }
             }
         }
@@ -237,6 +265,9 @@ mod tests {
         assert_eq!(sectors, 49 + 305);
         assert_eq!(plan(&nine, 8, false).unwrap().len(), 4);
         assert!(matches!(plan(&variant("lasker"), 20, true), Err(PlanError::Cyclic(_))));
-        assert_eq!(plan(&variant("lasker"), 20, false).unwrap().len(), moving_pairs(&variant("lasker"), 20).len());
+        assert_eq!(
+            plan(&variant("lasker"), 20, false).unwrap().len(),
+            moving_pairs(&variant("lasker"), 20).len()
+        );
     }
 }

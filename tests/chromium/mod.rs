@@ -107,7 +107,8 @@ impl Browser {
                 Ok(())
             });
         }
-        let child = command.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e}", chromium.display()));
+        let child =
+            command.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e}", chromium.display()));
         drop((their_commands, their_messages));
         let (to_test, messages) = mpsc::channel();
         let reader = BufReader::new(File::from(our_messages));
@@ -142,7 +143,8 @@ impl Browser {
             .and_then(|t| t.iter().find(|t| t["type"] == "page"))
             .unwrap_or_else(|| panic!("no page target: {targets}"))["targetId"]
             .clone();
-        let attached = self.browser_call("Target.attachToTarget", json!({"targetId": page, "flatten": true}));
+        let attached =
+            self.browser_call("Target.attachToTarget", json!({"targetId": page, "flatten": true}));
         self.session = attached["sessionId"].as_str().expect("a session id").to_string();
         self.call("Page.enable", json!({}));
         self.call("Runtime.enable", json!({}));
@@ -173,7 +175,10 @@ impl Browser {
         loop {
             let message = match self.messages.recv_timeout(ANSWER_BOUND) {
                 Ok(m) => m,
-                Err(_) => panic!("no answer from chromium to {method} within {ANSWER_BOUND:?}{}", self.log_tail()),
+                Err(_) => panic!(
+                    "no answer from chromium to {method} within {ANSWER_BOUND:?}{}",
+                    self.log_tail()
+                ),
             };
             if message["id"] == id {
                 if let Some(error) = message.get("error") {
@@ -190,7 +195,10 @@ impl Browser {
         match message["method"].as_str() {
             Some("Runtime.exceptionThrown") => {
                 let details = &message["params"]["exceptionDetails"];
-                let text = details["exception"]["description"].as_str().or(details["text"].as_str()).unwrap_or("?");
+                let text = details["exception"]["description"]
+                    .as_str()
+                    .or(details["text"].as_str())
+                    .unwrap_or("?");
                 self.errors.push(format!("uncaught exception: {text}"));
             }
             Some("Runtime.consoleAPICalled") if message["params"]["type"] == "error" => {
@@ -201,8 +209,10 @@ impl Browser {
     }
 
     fn log_tail(&self) -> String {
-        let log = std::fs::read_to_string(self._profile.path().join("chromium.log")).unwrap_or_default();
-        let tail: Vec<&str> = log.lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect();
+        let log =
+            std::fs::read_to_string(self._profile.path().join("chromium.log")).unwrap_or_default();
+        let tail: Vec<&str> =
+            log.lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect();
         format!("\nchromium's log ends:\n{}", tail.join("\n"))
     }
 
@@ -223,7 +233,10 @@ impl Browser {
             json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
         );
         if let Some(details) = answer.get("exceptionDetails") {
-            let text = details["exception"]["description"].as_str().or(details["text"].as_str()).unwrap_or("?");
+            let text = details["exception"]["description"]
+                .as_str()
+                .or(details["text"].as_str())
+                .unwrap_or("?");
             panic!("evaluating {expression}: {text}");
         }
         answer["result"]["value"].clone()
@@ -239,10 +252,15 @@ impl Browser {
         );
         if self.eval(&script) != json!(true) {
             let banner = self.eval("document.getElementById('banner') && document.getElementById('banner').textContent");
-            let history = self.eval("[...document.querySelectorAll('#history li')].map(li => li.textContent).join(' ')");
+            let history = self.eval(
+                "[...document.querySelectorAll('#history li')].map(li => li.textContent).join(' ')",
+            );
             // What the page showed, for whoever reads the failure.
-            let name: String = what.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-            let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser").join(format!("failed-{name}.png"));
+            let name: String =
+                what.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+            let shot = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("target/browser")
+                .join(format!("failed-{name}.png"));
             self.screenshot(&shot);
             panic!(
                 "waited a minute for {what} ({condition}); the banner says {banner}, the history {history}; \
@@ -289,7 +307,10 @@ impl Browser {
 
     /// Saves a PNG of what the window shows at `path`.
     pub fn screenshot(&mut self, path: &Path) {
-        let shot = self.call("Page.captureScreenshot", json!({"format": "png", "captureBeyondViewport": false}));
+        let shot = self.call(
+            "Page.captureScreenshot",
+            json!({"format": "png", "captureBeyondViewport": false}),
+        );
         let png = base64_decode(shot["data"].as_str().expect("screenshot data"));
         assert!(png.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -324,7 +345,14 @@ fn base64_decode(text: &str) -> Vec<u8> {
 
 #[test]
 fn base64_decodes_the_rfc_4648_examples() {
-    for (plain, coded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")] {
+    for (plain, coded) in [
+        ("", ""),
+        ("f", "Zg=="),
+        ("fo", "Zm8="),
+        ("foo", "Zm9v"),
+        ("foob", "Zm9vYg=="),
+        ("fooba", "Zm9vYmE="),
+    ] {
         assert_eq!(base64_decode(coded), plain.as_bytes());
     }
 }

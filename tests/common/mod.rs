@@ -27,7 +27,12 @@ pub fn text(bytes: &[u8]) -> String {
 /// A successful run's stdout.
 pub fn ok(db: &Path, args: &[&str]) -> String {
     let output = morris(db, args);
-    assert!(output.status.success(), "morris {args:?} failed: {}{}", text(&output.stdout), text(&output.stderr));
+    assert!(
+        output.status.success(),
+        "morris {args:?} failed: {}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
     text(&output.stdout)
 }
 

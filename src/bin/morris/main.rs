@@ -120,14 +120,20 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Show(args) => show::run(&variant, args, &mut out)?,
         Command::Solve(args) => solve::run(&variant, &cli.global.db, args, &mut out)?,
         Command::Plan(args) => plan::run(&variant, &cli.global.db, args, &mut out)?,
-        Command::Stats(args) => stats::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
-        Command::Verify(args) => verify::run(&Database::new(&cli.global.db, variant), args, &mut out)?,
+        Command::Stats(args) => {
+            stats::run(&Database::new(&cli.global.db, variant), args, &mut out)?
+        }
+        Command::Verify(args) => {
+            verify::run(&Database::new(&cli.global.db, variant), args, &mut out)?
+        }
         Command::Query(args) => query::run(&variant, &cli.global.db, args, &mut out)?,
         Command::Play(args) => {
             let echo = !io::stdin().is_terminal();
             play::run(&variant, &cli.global.db, args, &mut io::stdin().lock(), echo, &mut out)?
-        },
-        Command::Serve(args) => serve::run(&cli.global.db, cli.global.fly_at.as_deref(), args, &mut out)?,
+        }
+        Command::Serve(args) => {
+            serve::run(&cli.global.db, cli.global.fly_at.as_deref(), args, &mut out)?
+        }
     }
     out.flush()?;
     Ok(())
@@ -139,7 +145,9 @@ fn one_line(err: &anyhow::Error) -> String {
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().filter_map(|cause| cause.downcast_ref::<io::Error>()).any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    err.chain()
+        .filter_map(|cause| cause.downcast_ref::<io::Error>())
+        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }
 
 /// A short description of the rules in force, e.g. `nine (flying at 3 stones)`.

@@ -60,7 +60,12 @@ fn figures(variant: &Variant, dir: &Path, jobs: Vec<PlannedJob>) -> Vec<Row> {
         count(variant, &sectors).into_iter().map(|r| (r.sector, (r.slots, r.states))).collect();
     jobs.into_iter()
         .map(|planned| {
-            let (slots, states) = planned.job.sectors().iter().map(|s| counts[s]).fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
+            let (slots, states) = planned
+                .job
+                .sectors()
+                .iter()
+                .map(|s| counts[s])
+                .fold((0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
             let needs = db.job_needs(planned.job);
             Row { planned, slots, states, needs }
         })
@@ -97,7 +102,12 @@ fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn write_table(variant: &Variant, max_stones: u32, rows: &[Row], out: &mut impl Write) -> Result<()> {
+fn write_table(
+    variant: &Variant,
+    max_stones: u32,
+    rows: &[Row],
+    out: &mut impl Write,
+) -> Result<()> {
     let waves = rows.iter().map(|r| r.planned.wave + 1).max().unwrap_or(0);
     writeln!(
         out,
@@ -105,7 +115,10 @@ fn write_table(variant: &Variant, max_stones: u32, rows: &[Row], out: &mut impl 
         describe(variant),
         rows.len()
     )?;
-    let header = format!("{:<12} {:>4} {:>13} {:>10} {:>10}  depends on", "job", "wave", "states", "memory", "disk");
+    let header = format!(
+        "{:<12} {:>4} {:>13} {:>10} {:>10}  depends on",
+        "job", "wave", "states", "memory", "disk"
+    );
     writeln!(out, "{header}")?;
     for row in rows {
         let deps: Vec<String> = row.planned.depends_on.iter().map(|d| d.to_string()).collect();
@@ -127,7 +140,11 @@ fn write_table(variant: &Variant, max_stones: u32, rows: &[Row], out: &mut impl 
         out,
         "{} jobs, {states} states; the most memory a job needs: {}",
         rows.len(),
-        most.map_or("-".to_string(), |r| format!("{} ({})", units::bytes(r.needs.memory), r.planned.job))
+        most.map_or("-".to_string(), |r| format!(
+            "{} ({})",
+            units::bytes(r.needs.memory),
+            r.planned.job
+        ))
     )?;
     Ok(())
 }

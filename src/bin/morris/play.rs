@@ -111,9 +111,7 @@ pub fn run(
             writeln!(out, "{mover} plays {}", mv.notation(variant))?;
             game.push(after(&position, mv));
         } else {
-            let choice = game
-                .choose_move(&query)?
-                .expect("a game that goes on has a legal move");
+            let choice = game.choose_move(&query)?.expect("a game that goes on has a legal move");
             writeln!(out, "{mover} plays {}", choice.mv.notation(variant))?;
             game.push(after(&position, choice.mv));
         }

@@ -23,9 +23,10 @@ impl Progress {
     /// A hidden bar for `len` items, labelled `what`.
     pub fn new(len: u64, what: &str) -> Progress {
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
-        let style = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed} (eta {eta})")
-            .expect("the template is valid")
-            .progress_chars("=> ");
+        let style =
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed} (eta {eta})")
+                .expect("the template is valid")
+                .progress_chars("=> ");
         bar.set_style(style);
         bar.set_message(what.to_string());
         Progress {
@@ -39,7 +40,10 @@ impl Progress {
     /// One more item done.
     pub fn inc(&self) {
         self.bar.inc(1);
-        if self.drawable && self.start.elapsed() >= REVEAL_AFTER && !self.shown.swap(true, Ordering::Relaxed) {
+        if self.drawable
+            && self.start.elapsed() >= REVEAL_AFTER
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
             self.bar.enable_steady_tick(Duration::from_millis(200));
         }

@@ -7,8 +7,8 @@ use morris::database::Database;
 use morris::index::Sector;
 use morris::position::{Move, Position};
 use morris::query::{after, describe_result, play_moves, Analysis, Exactness, Query};
-use morris::search::{SearchOptions, SearchStats};
 use morris::rules::Status;
+use morris::search::{SearchOptions, SearchStats};
 use morris::value::Value;
 use morris::variant::Variant;
 use std::io::Write;
@@ -143,20 +143,8 @@ fn write_moves(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<
     if a.moves.is_empty() {
         return Ok(());
     }
-    field(
-        out,
-        "moves",
-        &format!(
-            "{}, best first, with {me}'s result after each",
-            a.moves.len()
-        ),
-    )?;
-    let width = a
-        .moves
-        .iter()
-        .map(|m| m.mv.notation(variant).len())
-        .max()
-        .unwrap_or(0);
+    field(out, "moves", &format!("{}, best first, with {me}'s result after each", a.moves.len()))?;
+    let width = a.moves.iter().map(|m| m.mv.notation(variant).len()).max().unwrap_or(0);
     for m in &a.moves {
         let result = match m.exactness {
             Exactness::Exact => m.value.to_string(),
@@ -168,21 +156,10 @@ fn write_moves(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<
     let summary = if line.cut {
         format!("{}, cut there (the game is drawn)", plies(line.moves.len()))
     } else {
-        format!(
-            "{} to the end: {}",
-            plies(line.moves.len()),
-            ending(variant, &line.end)
-        )
+        format!("{} to the end: {}", plies(line.moves.len()), ending(variant, &line.end))
     };
     field(out, "line", &summary)?;
-    write_wrapped(
-        out,
-        &line
-            .moves
-            .iter()
-            .map(|m| m.notation(variant))
-            .collect::<Vec<_>>(),
-    )
+    write_wrapped(out, &line.moves.iter().map(|m| m.notation(variant)).collect::<Vec<_>>())
 }
 
 /// How the game ended in `end`.
@@ -190,10 +167,9 @@ pub fn ending(variant: &Variant, end: &Position) -> String {
     let (loser, winner) = (end.to_move, end.to_move.other());
     let state = end.state();
     match morris::rules::status(variant, &state) {
-        Status::Lost if state.mover_stones() < 3 => format!(
-            "{winner} wins, {loser} is left with {} stones",
-            state.mover_stones()
-        ),
+        Status::Lost if state.mover_stones() < 3 => {
+            format!("{winner} wins, {loser} is left with {} stones", state.mover_stones())
+        }
         Status::Lost => format!("{winner} wins, {loser} cannot move"),
         Status::Drawn => "a draw, the board is full".to_string(),
         Status::Playing => "the game goes on".to_string(),
@@ -209,11 +185,7 @@ fn plies(n: usize) -> String {
 }
 
 fn notation(variant: &Variant, moves: &[Move]) -> String {
-    moves
-        .iter()
-        .map(|m| m.notation(variant))
-        .collect::<Vec<_>>()
-        .join(" ")
+    moves.iter().map(|m| m.notation(variant)).collect::<Vec<_>>().join(" ")
 }
 
 fn field(out: &mut impl Write, name: &str, value: &str) -> Result<()> {
@@ -263,28 +235,12 @@ pub fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Resu
             )
         })
         .collect();
-    let line: Vec<String> = a
-        .line
-        .moves
-        .iter()
-        .map(|m| json::string(&m.notation(variant)))
-        .collect();
+    let line: Vec<String> =
+        a.line.moves.iter().map(|m| json::string(&m.notation(variant))).collect();
     writeln!(out, "{{")?;
-    writeln!(
-        out,
-        "  \"position\": {},",
-        json::string(&a.position.notation(variant))
-    )?;
-    writeln!(
-        out,
-        "  \"to_move\": \"{}\",",
-        a.position.to_move.name().to_lowercase()
-    )?;
-    writeln!(
-        out,
-        "  \"sector\": {},",
-        json::string(&a.sector.to_string())
-    )?;
+    writeln!(out, "  \"position\": {},", json::string(&a.position.notation(variant)))?;
+    writeln!(out, "  \"to_move\": \"{}\",", a.position.to_move.name().to_lowercase())?;
+    writeln!(out, "  \"sector\": {},", json::string(&a.sector.to_string()))?;
     writeln!(out, "  \"value\": \"{}\",", a.value.kind())?;
     writeln!(out, "  \"plies\": {},", plies_json(a.value, a.exactness))?;
     writeln!(out, "  \"exact\": {},", a.exactness == Exactness::Exact)?;

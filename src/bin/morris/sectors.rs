@@ -57,7 +57,9 @@ pub fn count(variant: &Variant, sectors: &[Sector]) -> Vec<Row> {
     let mut layouts: Vec<(u8, u8)> = sectors.iter().map(|s| (s.mover, s.opponent)).collect();
     layouts.sort_unstable();
     layouts.dedup();
-    let raw_size = |&(m, o): &(u8, u8)| BINOMIAL.get(points, m as u32) * BINOMIAL.get(points - m as u32, o as u32);
+    let raw_size = |&(m, o): &(u8, u8)| {
+        BINOMIAL.get(points, m as u32) * BINOMIAL.get(points - m as u32, o as u32)
+    };
     layouts.sort_by_key(|layout| std::cmp::Reverse(raw_size(layout)));
 
     let progress = Progress::new(layouts.len() as u64, "counting canonical states");
@@ -112,7 +114,8 @@ struct Line {
 }
 
 fn write_table(variant: &Variant, rows: &[Row], out: &mut impl Write) -> Result<()> {
-    let (moving, placement): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|r| r.sector.is_moving());
+    let (moving, placement): (Vec<&Row>, Vec<&Row>) =
+        rows.iter().partition(|r| r.sector.is_moving());
     let line = |r: &&Row| Line { label: r.sector.to_string(), slots: r.slots, states: r.states };
     let total = |label: String, rows: &[&Row]| Line {
         label,
@@ -135,8 +138,10 @@ fn write_table(variant: &Variant, rows: &[Row], out: &mut impl Write) -> Result<
         "{}: sectors {notation}, side to move first: stones on the board[, then in hand]",
         describe(variant)
     )?;
-    let label_width = lines.iter().chain(&totals).map(|l| l.label.len()).max().unwrap_or(0).max("sector".len());
-    let number_width = totals.iter().map(|l| l.slots.to_string().len()).max().unwrap_or(0).max("states".len());
+    let label_width =
+        lines.iter().chain(&totals).map(|l| l.label.len()).max().unwrap_or(0).max("sector".len());
+    let number_width =
+        totals.iter().map(|l| l.slots.to_string().len()).max().unwrap_or(0).max("states".len());
     let header = format!(
         "{:<label_width$}  {:>number_width$}  {:>number_width$}  {:>12}",
         "sector", "slots", "states", "slots/states"
@@ -152,8 +157,17 @@ fn write_table(variant: &Variant, rows: &[Row], out: &mut impl Write) -> Result<
     Ok(())
 }
 
-fn write_line(l: &Line, label_width: usize, number_width: usize, out: &mut impl Write) -> Result<()> {
+fn write_line(
+    l: &Line,
+    label_width: usize,
+    number_width: usize,
+    out: &mut impl Write,
+) -> Result<()> {
     let ratio = l.slots as f64 / l.states as f64;
-    writeln!(out, "{:<label_width$}  {:>number_width$}  {:>number_width$}  {ratio:>12.4}", l.label, l.slots, l.states)?;
+    writeln!(
+        out,
+        "{:<label_width$}  {:>number_width$}  {:>number_width$}  {ratio:>12.4}",
+        l.label, l.slots, l.states
+    )?;
     Ok(())
 }

@@ -31,9 +31,17 @@ pub fn run(variant: &Variant, args: &Args, out: &mut impl Write) -> Result<()> {
     field(out, "variant", &describe(variant))?;
     field(out, "position", &position.notation(variant))?;
     field(out, "to move", position.to_move.name())?;
-    field(out, "sector", &format!("{sector} (the side to move first; on the board, then in hand)"))?;
+    field(
+        out,
+        "sector",
+        &format!("{sector} (the side to move first; on the board, then in hand)"),
+    )?;
     field(out, "canonical", &canonical.notation(variant))?;
-    field(out, "index", &format!("{} of {} slots", index.rank(state.mover, state.opponent), index.slots()))?;
+    field(
+        out,
+        "index",
+        &format!("{} of {} slots", index.rank(state.mover, state.opponent), index.slots()),
+    )?;
     field(out, "status", &describe_status(variant, &position))?;
     write_moves(variant, &state, out)
 }
@@ -55,7 +63,9 @@ fn describe_status(variant: &Variant, position: &Position) -> String {
     let who = position.to_move.name();
     match status(variant, &position.state()) {
         Status::Playing => "playing".to_string(),
-        Status::Lost if position.state().mover_stones() < 3 => format!("lost: {who} has fewer than 3 stones"),
+        Status::Lost if position.state().mover_stones() < 3 => {
+            format!("lost: {who} has fewer than 3 stones")
+        }
         Status::Lost => format!("lost: {who} has no legal move"),
         Status::Drawn => "drawn: the board is full at the end of placement".to_string(),
     }
@@ -63,7 +73,8 @@ fn describe_status(variant: &Variant, position: &Position) -> String {
 
 /// The legal moves in notation, wrapped to lines of about 72 columns.
 fn write_moves(variant: &Variant, state: &State, out: &mut impl Write) -> Result<()> {
-    let moves: Vec<String> = legal_moves(variant, state).iter().map(|m| m.notation(variant)).collect();
+    let moves: Vec<String> =
+        legal_moves(variant, state).iter().map(|m| m.notation(variant)).collect();
     field(out, "moves", &moves.len().to_string())?;
     let mut line = String::new();
     for m in &moves {

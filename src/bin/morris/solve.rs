@@ -96,7 +96,9 @@ pub fn threads(arg: Option<u32>) -> usize {
 pub fn check_max_stones(variant: &Variant, arg: Option<u32>) -> Result<u32> {
     let max_stones = arg.unwrap_or(2 * variant.stones() as u32);
     if moving_pairs(variant, max_stones).is_empty() {
-        bail!("--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)");
+        bail!(
+            "--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)"
+        );
     }
     Ok(max_stones)
 }
@@ -110,7 +112,9 @@ pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> 
     }
     if let Some(text) = &args.pair {
         return match Job::parse(variant, text)? {
-            Job::Placement(sector) => bail!("--pair {text}: {sector} is a placement sector, not a pair; use --job"),
+            Job::Placement(sector) => {
+                bail!("--pair {text}: {sector} is a placement sector, not a pair; use --job")
+            }
             pair => run_job(&db, pair, threads, out),
         };
     }
@@ -138,7 +142,8 @@ fn run_job(db: &Database, job: Job, threads: usize, out: &mut impl Write) -> Res
     };
     let sectors: Vec<String> = job.sectors().iter().map(|s| s.to_string()).collect();
     signals::install().context("installing the SIGINT and SIGTERM handlers")?;
-    let states: u64 = job.sectors().iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
+    let states: u64 =
+        job.sectors().iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
     let unit = if job.is_placement() { "sector" } else { "pair" };
     let progress = SolveProgress::new(db, states, unit);
     // Said only once the job is sure to run: a job already solved, or
@@ -159,12 +164,21 @@ fn run_job(db: &Database, job: Job, threads: usize, out: &mut impl Write) -> Res
         return Err(err.into());
     }
     match outcome {
-        JobOutcome::AlreadySolved => {
-            writeln!(out, "{}: job {job} already solved in {} (tables {})", describe(variant), db.dir().display(), sectors.join(" "))?
-        }
+        JobOutcome::AlreadySolved => writeln!(
+            out,
+            "{}: job {job} already solved in {} (tables {})",
+            describe(variant),
+            db.dir().display(),
+            sectors.join(" ")
+        )?,
         JobOutcome::Solved(_) => {
             let on_disk: u64 = job.sectors().iter().filter_map(|&s| file_size(db, s)).sum();
-            writeln!(out, "solved job {job}: tables {} take {} on disk", sectors.join(" "), units::bytes(on_disk))?
+            writeln!(
+                out,
+                "solved job {job}: tables {} take {} on disk",
+                sectors.join(" "),
+                units::bytes(on_disk)
+            )?
         }
     }
     Ok(())
@@ -172,7 +186,12 @@ fn run_job(db: &Database, job: Job, threads: usize, out: &mut impl Write) -> Res
 
 /// The placement sectors with at most `max_stones` stones: after the
 /// moving phase, which they lead into.
-fn run_placement(db: &Database, max_stones: u32, threads: usize, out: &mut impl Write) -> Result<()> {
+fn run_placement(
+    db: &Database,
+    max_stones: u32,
+    threads: usize,
+    out: &mut impl Write,
+) -> Result<()> {
     let variant = db.variant();
     let sectors: Vec<Sector> =
         placement_sectors(variant).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
@@ -182,7 +201,12 @@ fn run_placement(db: &Database, max_stones: u32, threads: usize, out: &mut impl 
     refuse_foreign_sectors(db, &sectors)?;
     let todo: Vec<Sector> = sectors.iter().copied().filter(|&s| !db.has(s)).collect();
     if todo.is_empty() {
-        writeln!(out, "{}: all {} placement sectors up to {max_stones} stones already solved", describe(variant), sectors.len())?;
+        writeln!(
+            out,
+            "{}: all {} placement sectors up to {max_stones} stones already solved",
+            describe(variant),
+            sectors.len()
+        )?;
         return Ok(());
     }
     writeln!(
@@ -203,9 +227,9 @@ fn run_placement(db: &Database, max_stones: u32, threads: usize, out: &mut impl 
         let n = sectors.iter().filter(|&&s| db.has(s)).count();
         format!("the moving phase and {n} of {} placement sectors", sectors.len())
     };
-    let summary = result
-        .map_err(|e| interrupted(e, finished()))
-        .with_context(|| format!("solving the placement phase of {} in {}", describe(variant), db.dir().display()))?;
+    let summary = result.map_err(|e| interrupted(e, finished())).with_context(|| {
+        format!("solving the placement phase of {} in {}", describe(variant), db.dir().display())
+    })?;
     if let Some(err) = progress.write_error.lock().unwrap().take() {
         return Err(err.into());
     }
@@ -231,12 +255,15 @@ fn run_moving(db: &Database, max_stones: u32, threads: usize, out: &mut impl Wri
     let most = 2 * variant.stones() as u32;
     let pairs = moving_pairs(variant, max_stones);
     if pairs.is_empty() {
-        bail!("--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)");
+        bail!(
+            "--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)"
+        );
     }
     let max_stones = max_stones.min(pairs.iter().map(MovingPair::stones).max().unwrap_or(most));
 
     refuse_foreign_sectors(db, &pairs.iter().flat_map(|p| p.sectors()).collect::<Vec<_>>())?;
-    let done: Vec<&MovingPair> = pairs.iter().filter(|p| p.sectors().iter().all(|&s| db.has(s))).collect();
+    let done: Vec<&MovingPair> =
+        pairs.iter().filter(|p| p.sectors().iter().all(|&s| db.has(s))).collect();
     if done.len() == pairs.len() {
         writeln!(
             out,
@@ -289,9 +316,13 @@ fn run_moving(db: &Database, max_stones: u32, threads: usize, out: &mut impl Wri
     let total = progress.total(plural(summary.solved.len(), "pair"), start);
     writeln!(out, "{}", "-".repeat(Row::header().len()))?;
     writeln!(out, "{}", total.line())?;
-    let on_disk: u64 = pairs.iter().flat_map(|p| p.sectors()).filter_map(|s| file_size(db, s)).sum();
-    let states_on_disk: u64 =
-        pairs.iter().flat_map(|p| p.sectors()).map(|s| db.indexer().sector(s).canonical_states()).sum();
+    let on_disk: u64 =
+        pairs.iter().flat_map(|p| p.sectors()).filter_map(|s| file_size(db, s)).sum();
+    let states_on_disk: u64 = pairs
+        .iter()
+        .flat_map(|p| p.sectors())
+        .map(|s| db.indexer().sector(s).canonical_states())
+        .sum();
     writeln!(
         out,
         "solved {}, skipped {} already solved; the {} pairs up to {max_stones} stones take {} on disk ({:.2} bits per state)",
@@ -411,7 +442,9 @@ impl<'a> SolveProgress<'a> {
         // Drawn on stderr when it is a terminal, hidden otherwise.
         let bars = MultiProgress::new();
         let style = |template: &str| {
-            ProgressStyle::with_template(template).expect("the template is valid").progress_chars("=> ")
+            ProgressStyle::with_template(template)
+                .expect("the template is valid")
+                .progress_chars("=> ")
         };
         let phase = bars.add(ProgressBar::new(1));
         phase.set_style(style("{msg:<32} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})"));
@@ -480,7 +513,8 @@ impl PairProgress for SolveProgress<'_> {
         if let Some(lines) = self.preamble.lock().unwrap().take() {
             self.print(&lines);
         }
-        *self.current.lock().unwrap() = (format!("{} {number}/{of} {pair}", self.unit), Instant::now());
+        *self.current.lock().unwrap() =
+            (format!("{} {number}/{of} {pair}", self.unit), Instant::now());
         reset_peak_rss();
     }
 

@@ -110,7 +110,11 @@ fn rows_of(db: &Database, present: &[Sector]) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for &sector in present {
         let table = db.table(sector)?;
-        rows.push(Row { label: sector.to_string(), counts: table.info().counts.clone(), bytes: table.bytes_on_disk() });
+        rows.push(Row {
+            label: sector.to_string(),
+            counts: table.info().counts.clone(),
+            bytes: table.bytes_on_disk(),
+        });
     }
     Ok(rows)
 }
@@ -169,7 +173,11 @@ fn write_json(rows: &[Row], missing: &[Sector], out: &mut impl Write) -> Result<
     }
     for (i, sector) in missing.iter().enumerate() {
         let comma = if i + 1 < missing.len() { "," } else { "" };
-        writeln!(out, "  {{\"sector\": {}, \"missing\": true}}{comma}", json::string(&sector.to_string()))?;
+        writeln!(
+            out,
+            "  {{\"sector\": {}, \"missing\": true}}{comma}",
+            json::string(&sector.to_string())
+        )?;
     }
     writeln!(out, "]")?;
     Ok(())
@@ -188,13 +196,26 @@ fn write_tsv(rows: &[Row], out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn write_text(db: &Database, rows: &[Row], missing: &[Sector], all: bool, out: &mut impl Write) -> Result<()> {
+fn write_text(
+    db: &Database,
+    rows: &[Row],
+    missing: &[Sector],
+    all: bool,
+    out: &mut impl Write,
+) -> Result<()> {
     let total = Row {
         label: format!("{} sectors", rows.len()),
-        counts: rows.iter().fold(Counts::default(), |a, r| morris::solve::add_counts(a, r.counts.clone())),
+        counts: rows
+            .iter()
+            .fold(Counts::default(), |a, r| morris::solve::add_counts(a, r.counts.clone())),
         bytes: rows.iter().map(|r| r.bytes).sum(),
     };
-    writeln!(out, "{}: {}; values for the side to move, depths in plies", describe(db.variant()), db.dir().display())?;
+    writeln!(
+        out,
+        "{}: {}; values for the side to move, depths in plies",
+        describe(db.variant()),
+        db.dir().display()
+    )?;
     let width = total.counts.states.to_string().len().max("states".len());
     let label = total.label.len().max("sector".len());
     let header = format!(
@@ -239,7 +260,11 @@ pub fn sector_of(db: &Database, name: &str) -> Result<Sector> {
     let sector: Sector = name.parse().map_err(anyhow::Error::msg)?;
     let v = db.variant();
     if !moving_sectors(v).contains(&sector) && !placement_sectors(v).contains(&sector) {
-        anyhow::bail!("{} has no sector {name} (`morris sectors --variant {} --phase all` lists them)", describe(v), v.name());
+        anyhow::bail!(
+            "{} has no sector {name} (`morris sectors --variant {} --phase all` lists them)",
+            describe(v),
+            v.name()
+        );
     }
     Ok(sector)
 }
@@ -261,8 +286,12 @@ fn distances_json(db: &Database, sectors: &[Sector], out: &mut impl Write) -> Re
 pub fn distances_object(db: &Database, sector: Sector) -> Result<String> {
     let d = db.table(sector)?.distances()?;
     let pairs = |side: &[u64]| {
-        let rows: Vec<String> =
-            side.iter().enumerate().filter(|(_, &n)| n > 0).map(|(p, n)| format!("[{p}, {n}]")).collect();
+        let rows: Vec<String> = side
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(p, n)| format!("[{p}, {n}]"))
+            .collect();
         format!("[{}]", rows.join(", "))
     };
     Ok(format!(

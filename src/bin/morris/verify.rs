@@ -55,7 +55,9 @@ impl Args {
             Phase::All => true,
         };
         let stones = sector.total_stones();
-        phase && self.max_stones.is_none_or(|n| stones <= n) && self.min_stones.is_none_or(|n| stones >= n)
+        phase
+            && self.max_stones.is_none_or(|n| stones <= n)
+            && self.min_stones.is_none_or(|n| stones >= n)
     }
 }
 
@@ -126,7 +128,9 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
                 vec![format!("{:<8} error: {:#}", sector.to_string(), anyhow!(err))]
             }
         };
-        bar.suspend(|| lines.iter().try_for_each(|l| writeln!(out, "{l}")).and_then(|()| out.flush()))?;
+        bar.suspend(|| {
+            lines.iter().try_for_each(|l| writeln!(out, "{l}")).and_then(|()| out.flush())
+        })?;
         bar.inc(states(sector));
     }
     bar.finish_and_clear();
@@ -137,13 +141,22 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         "{} sectors, {checked} states checked in {:.2} s: {}",
         present.len(),
         start.elapsed().as_secs_f64(),
-        if failed.is_empty() { "every value agrees".to_string() } else { format!("{mismatches} mismatches") }
+        if failed.is_empty() {
+            "every value agrees".to_string()
+        } else {
+            format!("{mismatches} mismatches")
+        }
     )?;
     // Only the missing sectors of the slice asked for: a slice's run does
     // not report the sectors another slice checks.
     let missing_asked: Vec<_> = missing.iter().copied().filter(|&s| args.wants(s)).collect();
     if !missing_asked.is_empty() {
-        writeln!(out, "not in the database, not checked ({}): {}", missing_asked.len(), missing_names(&missing_asked, args.all))?;
+        writeln!(
+            out,
+            "not in the database, not checked ({}): {}",
+            missing_asked.len(),
+            missing_names(&missing_asked, args.all)
+        )?;
     }
     start_position(db, &missing, out)?;
     out.flush()?;
@@ -185,12 +198,20 @@ fn examples(db: &Database, check: &SectorCheck) -> Vec<String> {
 
 /// The value of the start position, once the database is complete, with
 /// the published value where there is one.
-fn start_position(db: &Database, missing: &[morris::index::Sector], out: &mut impl Write) -> Result<()> {
+fn start_position(
+    db: &Database,
+    missing: &[morris::index::Sector],
+    out: &mut impl Write,
+) -> Result<()> {
     let v = db.variant();
     let start = Position::start(v);
     let start_sector = morris::index::Sector::of(&start.state());
     if !missing.is_empty() || !db.has(start_sector) {
-        let why = if db.has(start_sector) { "the database is incomplete" } else { "the placement phase is not solved" };
+        let why = if db.has(start_sector) {
+            "the database is incomplete"
+        } else {
+            "the placement phase is not solved"
+        };
         writeln!(out, "start position of {}: not checked ({why})", v.name())?;
         return Ok(());
     }
@@ -201,10 +222,19 @@ fn start_position(db: &Database, missing: &[morris::index::Sector], out: &mut im
             writeln!(out, "start position of {}: {text}, as published: it matches", v.name())?;
         }
         Some(published) => {
-            writeln!(out, "start position of {}: {text}; published: {published}: it DOES NOT match", v.name())?;
-            bail!("the start position of {} is {value}, but the published value is {published}", v.name());
+            writeln!(
+                out,
+                "start position of {}: {text}; published: {published}: it DOES NOT match",
+                v.name()
+            )?;
+            bail!(
+                "the start position of {} is {value}, but the published value is {published}",
+                v.name()
+            );
         }
-        None => writeln!(out, "start position of {}: {text} (no published value to compare)", v.name())?,
+        None => {
+            writeln!(out, "start position of {}: {text} (no published value to compare)", v.name())?
+        }
     }
     Ok(())
 }

@@ -10,8 +10,8 @@ use morris::database::{Database, DbError};
 use morris::index::Sector;
 use morris::position::Position;
 use morris::query::{play_moves, Query, QueryError};
-use morris::sectors::{moving_sectors, placement_sectors};
 use morris::search::{SearchOptions, SearchStats};
+use morris::sectors::{moving_sectors, placement_sectors};
 use morris::variant::{points, Board, Variant, VariantError};
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -124,14 +124,17 @@ impl<'s> Reads<'s> {
 /// The answer to `/api/distances?variant=V&sector=S`: the object of
 /// `morris stats --distances --json --sector S`.
 pub fn answer_table_read(reads: &mut Reads, method: &tiny_http::Method, url: &str) -> Reply {
-    checked(method, url).and_then(|target| distances_of(reads, &target)).unwrap_or_else(|reply| reply)
+    checked(method, url)
+        .and_then(|target| distances_of(reads, &target))
+        .unwrap_or_else(|reply| reply)
 }
 
 fn distances_of(reads: &mut Reads, target: &Target) -> Result<Reply, Reply> {
     target.only(&["variant", "sector"]).map_err(|e| Reply::bad_request(&e))?;
     let db = reads.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
     let name = target.require("sector").map_err(|e| Reply::bad_request(&e))?;
-    let sector = stats::sector_of(db, name).map_err(|e| Reply::bad_request(&crate::one_line(&e)))?;
+    let sector =
+        stats::sector_of(db, name).map_err(|e| Reply::bad_request(&crate::one_line(&e)))?;
     let key = (db.variant().name().to_string(), sector.to_string());
     if let Some(body) = reads.done.get(&key) {
         return Ok(Reply::json(body.clone()));
@@ -156,7 +159,10 @@ pub fn answer_query(queries: &mut Queries, method: &tiny_http::Method, url: &str
 fn checked(method: &tiny_http::Method, url: &str) -> Result<Target, Reply> {
     use tiny_http::Method::{Get, Head};
     if !matches!(method, Get | Head) {
-        return Err(Reply::error(405, &format!("method {method} is not allowed: the server answers GET only")));
+        return Err(Reply::error(
+            405,
+            &format!("method {method} is not allowed: the server answers GET only"),
+        ));
     }
     Target::parse(url).map_err(|e| Reply::bad_request(&e))
 }
@@ -169,17 +175,20 @@ fn asset(text: &'static str, content_type: &'static str) -> Reply {
 /// query --json`.
 fn query_of(queries: &mut Queries, target: &Target) -> Result<Reply, Reply> {
     target.only(&["variant", "position", "moves"]).map_err(|e| Reply::bad_request(&e))?;
-    let db = queries.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
+    let db =
+        queries.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
     let variant = db.variant();
     let text = target.require("position").map_err(|e| Reply::bad_request(&e))?;
-    let position = query::parse_position(variant, text).map_err(|e| Reply::bad_request(&crate::one_line(&e)))?;
+    let position = query::parse_position(variant, text)
+        .map_err(|e| Reply::bad_request(&crate::one_line(&e)))?;
     let position = match target.get("moves") {
         Some(moves) => play_moves(variant, &position, moves).map_err(query_error)?.0,
         None => position,
     };
     let analysis = queries.of(db).analyse(&position).map_err(query_error)?;
     let mut body = Vec::new();
-    query::write_json(variant, &analysis, &mut body).map_err(|e| Reply::error(500, &crate::one_line(&e)))?;
+    query::write_json(variant, &analysis, &mut body)
+        .map_err(|e| Reply::error(500, &crate::one_line(&e)))?;
     Ok(Reply::json(body))
 }
 
@@ -202,12 +211,18 @@ fn stats_of(site: &Site, target: &Target) -> Result<Reply, Reply> {
     let all = match target.get("all") {
         None | Some("false") => false,
         Some("true") => true,
-        Some(other) => return Err(Reply::bad_request(&format!("parameter 'all' is '{other}': expected true or false"))),
+        Some(other) => {
+            return Err(Reply::bad_request(&format!(
+                "parameter 'all' is '{other}': expected true or false"
+            )))
+        }
     };
     let mut body = Vec::new();
     match stats::json(db, all, &mut body) {
         Ok(()) => Ok(Reply::json(body)),
-        Err(e) if e.downcast_ref::<stats::NoTables>().is_some() => Err(Reply::error(404, &crate::one_line(&e))),
+        Err(e) if e.downcast_ref::<stats::NoTables>().is_some() => {
+            Err(Reply::error(404, &crate::one_line(&e)))
+        }
         Err(e) => Err(Reply::error(500, &crate::one_line(&e))),
     }
 }
@@ -219,7 +234,11 @@ fn variants(site: &Site) -> Reply {
     let files = site.databases.first().map(|db| files_in(db.dir())).unwrap_or_default();
     let objects: Vec<String> = site.databases.iter().map(|db| variant_json(db, &files)).collect();
     let dir = site.databases.first().map(|db| db.dir().display().to_string()).unwrap_or_default();
-    let body = format!("{{\n  \"database\": {},\n  \"variants\": [\n    {}\n  ]\n}}\n", json::string(&dir), objects.join(",\n    "));
+    let body = format!(
+        "{{\n  \"database\": {},\n  \"variants\": [\n    {}\n  ]\n}}\n",
+        json::string(&dir),
+        objects.join(",\n    ")
+    );
     Reply::json(body.into_bytes())
 }
 
@@ -227,7 +246,9 @@ fn variants(site: &Site) -> Reply {
 /// directory read per listing instead of a `stat` per sector of every
 /// variant, some 2,000 of them.
 fn files_in(dir: &Path) -> HashSet<OsString> {
-    std::fs::read_dir(dir).map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.file_name()).collect()).unwrap_or_default()
+    std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.file_name()).collect())
+        .unwrap_or_default()
 }
 
 /// Whether the table of `sector` is among `files`.
@@ -314,7 +335,8 @@ mod tests {
 
     #[test]
     fn every_known_variant_is_served_and_nothing_else() {
-        let variants: Vec<Variant> = VARIANT_NAMES.iter().map(|n| Variant::named(n).unwrap()).collect();
+        let variants: Vec<Variant> =
+            VARIANT_NAMES.iter().map(|n| Variant::named(n).unwrap()).collect();
         let site = Site::new(Path::new("/nonexistent"), variants);
         for name in VARIANT_NAMES {
             assert!(site.database(name).is_ok());

@@ -71,11 +71,14 @@ impl Target {
     /// An error naming a parameter the route does not take: a misspelt
     /// one would otherwise be ignored without a word.
     pub fn only(&self, known: &[&str]) -> Result<(), String> {
-        let mut unknown: Vec<&String> = self.params.keys().filter(|k| !known.contains(&k.as_str())).collect();
+        let mut unknown: Vec<&String> =
+            self.params.keys().filter(|k| !known.contains(&k.as_str())).collect();
         unknown.sort();
         match unknown.first() {
             None => Ok(()),
-            Some(k) => Err(format!("unknown parameter '{k}' (this route takes: {})", known.join(", "))),
+            Some(k) => {
+                Err(format!("unknown parameter '{k}' (this route takes: {})", known.join(", ")))
+            }
         }
     }
 }
@@ -112,14 +115,18 @@ mod tests {
 
     #[test]
     fn parameters_are_decoded() {
-        let t = Target::parse("/api/query?variant=six&position=W....%2F..B+w%204%205&moves=").unwrap();
+        let t =
+            Target::parse("/api/query?variant=six&position=W....%2F..B+w%204%205&moves=").unwrap();
         assert_eq!(t.path, "/api/query");
         assert_eq!(t.get("variant"), Some("six"));
         assert_eq!(t.get("position"), Some("W..../..B w 4 5"));
         assert_eq!(t.get("moves"), Some(""));
         assert_eq!(t.get("nothing"), None);
         assert!(t.only(&["variant", "position", "moves"]).is_ok());
-        assert_eq!(t.only(&["variant"]).unwrap_err(), "unknown parameter 'moves' (this route takes: variant)");
+        assert_eq!(
+            t.only(&["variant"]).unwrap_err(),
+            "unknown parameter 'moves' (this route takes: variant)"
+        );
         assert_eq!(t.require("x").unwrap_err(), "missing parameter 'x'");
     }
 

@@ -99,11 +99,17 @@ fn accept(server: &tiny_http::Server, site: &api::Site, queues: Queues) -> Resul
         // The worker threads live as long as this loop, unless one died
         // outside `catch_unwind`, which would be a bug.
         if api::is_query(path) {
-            queues.queries.send(request).map_err(|_| anyhow::anyhow!("the query thread has stopped"))?;
+            queues
+                .queries
+                .send(request)
+                .map_err(|_| anyhow::anyhow!("the query thread has stopped"))?;
             continue;
         }
         if api::is_table_read(path) {
-            queues.reads.send(request).map_err(|_| anyhow::anyhow!("the table-reading thread has stopped"))?;
+            queues
+                .reads
+                .send(request)
+                .map_err(|_| anyhow::anyhow!("the table-reading thread has stopped"))?;
             continue;
         }
         let reply = guarded(request.url(), || api::answer(site, request.method(), request.url()));
@@ -112,10 +118,16 @@ fn accept(server: &tiny_http::Server, site: &api::Site, queues: Queues) -> Resul
 }
 
 /// The query thread: answers `/api/query` requests in the order they came.
-fn answer_queries(site: &api::Site, options: SearchOptions, queued: mpsc::Receiver<tiny_http::Request>) {
+fn answer_queries(
+    site: &api::Site,
+    options: SearchOptions,
+    queued: mpsc::Receiver<tiny_http::Request>,
+) {
     let mut queries = api::Queries::new(site, options);
     for request in queued {
-        let reply = guarded(request.url(), || api::answer_query(&mut queries, request.method(), request.url()));
+        let reply = guarded(request.url(), || {
+            api::answer_query(&mut queries, request.method(), request.url())
+        });
         if reply.status == 500 {
             // A panic or damaged tables: start afresh rather than trust a
             // search left half-way.
@@ -130,15 +142,18 @@ fn answer_queries(site: &api::Site, options: SearchOptions, queued: mpsc::Receiv
 fn answer_table_reads(site: &api::Site, queued: mpsc::Receiver<tiny_http::Request>) {
     let mut reads = api::Reads::new(site);
     for request in queued {
-        let reply = guarded(request.url(), || api::answer_table_read(&mut reads, request.method(), request.url()));
+        let reply = guarded(request.url(), || {
+            api::answer_table_read(&mut reads, request.method(), request.url())
+        });
         send(request, reply);
     }
 }
 
 /// `answer()`, or a 500 naming the panic if it panicked.
 fn guarded(url: &str, answer: impl FnOnce() -> Reply) -> Reply {
-    let reply = catch_unwind(AssertUnwindSafe(answer))
-        .unwrap_or_else(|panic| Reply::error(500, &format!("internal error answering {url}: {}", panic_text(&*panic))));
+    let reply = catch_unwind(AssertUnwindSafe(answer)).unwrap_or_else(|panic| {
+        Reply::error(500, &format!("internal error answering {url}: {}", panic_text(&*panic)))
+    });
     if reply.status >= 500 {
         eprintln!("morris serve: {url}: {}", String::from_utf8_lossy(&reply.body).trim_end());
     }
@@ -154,7 +169,9 @@ fn panic_text(panic: &(dyn Any + Send)) -> String {
 }
 
 fn send(request: tiny_http::Request, reply: Reply) {
-    let header = |name: &str, value: &str| tiny_http::Header::from_bytes(name, value).expect("a valid header");
+    let header = |name: &str, value: &str| {
+        tiny_http::Header::from_bytes(name, value).expect("a valid header")
+    };
     let response = tiny_http::Response::from_data(reply.body)
         .with_status_code(reply.status)
         .with_header(header("Content-Type", reply.content_type))
@@ -177,6 +194,8 @@ fn open_browser(url: &str) {
         Ok(mut child) => {
             std::thread::spawn(move || child.wait());
         }
-        Err(e) => eprintln!("morris serve: cannot open a browser with {opener}: {e}; open {url} yourself"),
+        Err(e) => {
+            eprintln!("morris serve: cannot open a browser with {opener}: {e}; open {url} yourself")
+        }
     }
 }
