@@ -13,7 +13,7 @@
 #
 # Resumable: run it again after an interruption and it carries on from the
 # last finished sector (a pair cut short starts over). What it costs on a
-# 2-core, 24 GiB machine is in README.md ("The full solve").
+# 2-core, 24 GiB machine is in docs/long-runs.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -2,8 +2,9 @@
 //!
 //! Alpha-beta proves a value with few nodes only when the move that
 //! refutes a line comes first; the placement phase of nine is out of reach
-//! in point order and within seconds with a good order (design.md
-//! section 9). The order here, best first:
+//! in point order and within seconds with a good order (docs/design.md,
+//! section 9; the measurements are in docs/benchmarks.md). The order
+//! here, best first:
 //!
 //! 1. moves that close a mill (each removal in point order);
 //! 2. points with more neighbours (4, then 3, then 2): they sit on more

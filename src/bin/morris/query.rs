@@ -217,7 +217,7 @@ fn plies_json(value: Value, exactness: Exactness) -> String {
     }
 }
 
-/// The object of design.md section 6, with `position`, `sector`, `exact`,
+/// The object of `query --json` (docs/cli.md), with `position`, `sector`, `exact`,
 /// `to_move` and `line_cut` besides, and each move's resulting position
 /// (so a client can follow a move without knowing the rules). `morris
 /// serve` answers `/api/query` with the same bytes.
