@@ -44,13 +44,15 @@ impl Site {
     }
 }
 
-/// The queries of the one thread that answers `/api/query`, one per
-/// variant, kept so that opened tables and the placement search's
-/// transposition table and leaf copies serve later requests.
+/// The queries of one worker, kept so that opened tables and the
+/// placement search's transposition table and leaf copies serve later
+/// requests. One variant's at a time: asking another variant drops the
+/// search memory of the one before, so that a server of every variant
+/// holds one transposition table (`--transposition-mib`), not one each.
 pub struct Queries<'s> {
     site: &'s Site,
     options: SearchOptions,
-    by_variant: HashMap<String, Query<'s>>,
+    current: Option<(String, Query<'s>)>,
 }
 
 /// A placement search reports to no one: the request waits for its answer.
@@ -58,20 +60,49 @@ fn quiet(_: &SearchStats) {}
 
 impl<'s> Queries<'s> {
     pub fn new(site: &'s Site, options: SearchOptions) -> Queries<'s> {
-        Queries { site, options, by_variant: HashMap::new() }
+        Queries { site, options, current: None }
     }
 
-    /// Drops every query: after a panic their search state is not trusted.
+    /// Drops the query and its search: after a panic its state is not
+    /// trusted.
     pub fn forget(&mut self) {
-        self.by_variant.clear();
+        self.current = None;
     }
 
     fn of(&mut self, db: &'s Database) -> &Query<'s> {
-        let options = self.options;
-        self.by_variant
-            .entry(db.variant().name().to_string())
-            .or_insert_with(|| Query::with_search(db, options, &quiet))
+        let name = db.variant().name();
+        if self.current.as_ref().is_none_or(|(n, _)| n != name) {
+            // The old search's memory goes before the new one's comes.
+            self.current = None;
+            self.current = Some((name.to_string(), Query::with_search(db, self.options, &quiet)));
+        }
+        &self.current.as_ref().expect("just set").1
     }
+}
+
+/// What a query asks, when it needs the placement search: the variant and
+/// the position searched (after its moves), the key under which requests
+/// for the same position share one search. `None` for everything a table
+/// or the rules answer, and for requests that are wrong (the worker that
+/// answers them says why).
+pub fn search_key(site: &Site, url: &str) -> Option<(String, String)> {
+    let target = Target::parse(url).ok()?;
+    if !is_query(&target.path) {
+        return None;
+    }
+    let db = site.database(target.get("variant")?).ok()?;
+    let variant = db.variant();
+    let position = query::parse_position(variant, target.get("position")?).ok()?;
+    let position = match target.get("moves") {
+        Some(moves) => play_moves(variant, &position, moves).ok()?.0,
+        None => position,
+    };
+    let state = position.state();
+    if state.is_moving_phase() || db.table_path(Sector::of(&state)).exists() {
+        return None;
+    }
+    let moves = target.get("moves").unwrap_or("");
+    Some((variant.name().to_string(), format!("{}|{moves}", position.notation(variant))))
 }
 
 /// Whether `path` is answered by the query thread (a placement search may
@@ -81,7 +112,7 @@ pub fn is_query(path: &str) -> bool {
 }
 
 /// The answer to any request but `/api/query`.
-pub fn answer(site: &Site, method: &tiny_http::Method, url: &str) -> Reply {
+pub fn answer(site: &Site, method: &str, url: &str) -> Reply {
     let target = match checked(method, url) {
         Ok(t) => t,
         Err(reply) => return reply,
@@ -123,7 +154,7 @@ impl<'s> Reads<'s> {
 
 /// The answer to `/api/distances?variant=V&sector=S`: the object of
 /// `morris stats --distances --json --sector S`.
-pub fn answer_table_read(reads: &mut Reads, method: &tiny_http::Method, url: &str) -> Reply {
+pub fn answer_table_read(reads: &mut Reads, method: &str, url: &str) -> Reply {
     checked(method, url)
         .and_then(|target| distances_of(reads, &target))
         .unwrap_or_else(|reply| reply)
@@ -151,14 +182,13 @@ fn distances_of(reads: &mut Reads, target: &Target) -> Result<Reply, Reply> {
 }
 
 /// The answer to `/api/query`.
-pub fn answer_query(queries: &mut Queries, method: &tiny_http::Method, url: &str) -> Reply {
+pub fn answer_query(queries: &mut Queries, method: &str, url: &str) -> Reply {
     checked(method, url).and_then(|target| query_of(queries, &target)).unwrap_or_else(|reply| reply)
 }
 
 /// The target of a GET (or HEAD) request; 405 for any other method.
-fn checked(method: &tiny_http::Method, url: &str) -> Result<Target, Reply> {
-    use tiny_http::Method::{Get, Head};
-    if !matches!(method, Get | Head) {
+fn checked(method: &str, url: &str) -> Result<Target, Reply> {
+    if !matches!(method, "GET" | "HEAD") {
         return Err(Reply::error(
             405,
             &format!("method {method} is not allowed: the server answers GET only"),

@@ -1,0 +1,97 @@
+//! A limit on a search from outside it: a deadline and a flag another
+//! thread may raise. The search looks at them every [`CHECK_EVERY`] nodes
+//! (a fraction of a millisecond) and, once either says stop, unwinds with
+//! [`DbError::Interrupted`]; what it proved so far stays in its
+//! transposition table, so asking again goes on from there.
+//!
+//! The budget is the calling thread's, set around a piece of work with
+//! [`with_budget`]: a caller that reaches the search through
+//! [`crate::query::Query`] limits it without a change to that API.
+
+use crate::database::DbError;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Nodes between two looks at the budget.
+pub const CHECK_EVERY: u64 = 1024;
+
+/// When a search must stop.
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
+    /// Stop once this flag is raised.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+    /// Pause once this flag is up (others wait for the thread) and the
+    /// instant has passed (the search had its slice of time).
+    pub yield_to: Option<(Arc<AtomicBool>, Instant)>,
+}
+
+impl Budget {
+    /// Why the search must stop now, if it must.
+    pub fn exceeded(&self) -> Option<&'static str> {
+        if self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return Some("the search was cancelled");
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some("the search ran out of time");
+        }
+        if let Some((others, after)) = &self.yield_to {
+            if others.load(Ordering::Relaxed) && Instant::now() >= *after {
+                return Some("the search paused for others");
+            }
+        }
+        None
+    }
+}
+
+thread_local! {
+    static BUDGET: RefCell<Option<Budget>> = const { RefCell::new(None) };
+}
+
+/// Runs `work` with every search it makes on this thread under `budget`;
+/// the budget before is restored afterwards, even if `work` panics.
+pub fn with_budget<R>(budget: Budget, work: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Budget>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            BUDGET.with(|b| *b.borrow_mut() = before);
+        }
+    }
+    let _restore = Restore(BUDGET.with(|b| b.borrow_mut().replace(budget)));
+    work()
+}
+
+/// An error if this thread's budget says stop.
+pub(super) fn check() -> Result<(), DbError> {
+    BUDGET.with(|b| match b.borrow().as_ref().and_then(Budget::exceeded) {
+        Some(why) => Err(DbError::Interrupted(why.to_string())),
+        None => Ok(()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_budget_holds_inside_its_scope_only() {
+        assert!(check().is_ok());
+        let stop = Arc::new(AtomicBool::new(false));
+        with_budget(Budget { stop: Some(stop.clone()), ..Budget::default() }, || {
+            assert!(check().is_ok());
+            stop.store(true, Ordering::Relaxed);
+            assert!(matches!(check(), Err(DbError::Interrupted(_))));
+        });
+        assert!(check().is_ok());
+        let past = Instant::now() - Duration::from_millis(1);
+        with_budget(Budget { deadline: Some(past), ..Budget::default() }, || {
+            assert!(check().is_err());
+        });
+        assert!(check().is_ok());
+    }
+}
