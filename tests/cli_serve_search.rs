@@ -4,10 +4,12 @@
 //! the same position share one search, and a search whose clients have
 //! all gone stops (its CPU time stops growing).
 //!
-//! The database is nine's moving phase up to 8 stones, solved once (some
-//! seconds); a placement position with 4 stones in each hand on an empty
-//! board then takes minutes to search, and one with a stone in each hand
-//! a few milliseconds.
+//! The database is nine's moving phase up to 8 stones, solved once (a
+//! few seconds). A placement position with 4 stones in each hand on an
+//! empty board takes some 16,000 nodes to search, which the test-only
+//! `--test-search-throttle-ms 500` (a spin of 0.5 s every 1,024 nodes)
+//! makes some 8 s of busy search; one with a stone in each hand takes 21
+//! nodes, too few to be slowed.
 
 mod common;
 
@@ -43,7 +45,7 @@ fn nine8() -> &'static Path {
     .path()
 }
 
-/// A search of minutes.
+/// A search of seconds, throttled.
 const LONG: &str = "......../......../........ w 4 4";
 /// A search of milliseconds.
 const SHORT: &str = "W..B..W./..B...../........ w 1 1";
@@ -57,7 +59,7 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        let mut all = vec!["serve", "--bind", "127.0.0.1:0"];
+        let mut all = vec!["serve", "--bind", "127.0.0.1:0", "--test-search-throttle-ms", "500"];
         all.extend(args);
         let mut child = command(nine8(), &all)
             .stdout(Stdio::piped())
@@ -173,12 +175,13 @@ fn a_search_is_shared_and_stops_when_its_last_client_goes() {
     // The same position joins the search under way: the queue of one
     // has room for one more distinct search, not two.
     let second = server.ask(LONG);
-    let mut other = server.ask("......../......../........ b 4 4");
+    let other = server.ask("W......./......../........ b 3 4");
     std::thread::sleep(Duration::from_millis(300));
-    let (status, body, _) = server.query("......../......../........ w 3 4");
+    let (status, body, _) = server.query(".W....../......../........ b 3 4");
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("busy"), "{body}");
     drop(other.shutdown(std::net::Shutdown::Both));
+    std::thread::sleep(Duration::from_millis(200));
     server.answers();
     // One client of the search leaves: it goes on for the other.
     drop(first);

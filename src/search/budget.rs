@@ -27,6 +27,10 @@ pub struct Budget {
     /// Pause once this flag is up (others wait for the thread) and the
     /// instant has passed (the search had its slice of time).
     pub yield_to: Option<(Arc<AtomicBool>, Instant)>,
+    /// For tests of what serves searches: every look at the budget first
+    /// spins this long (still looking), which makes a search on a small
+    /// database as slow, and as busy, as a long one on a large database.
+    pub throttle: Option<std::time::Duration>,
 }
 
 impl Budget {
@@ -67,9 +71,19 @@ pub fn with_budget<R>(budget: Budget, work: impl FnOnce() -> R) -> R {
 
 /// An error if this thread's budget says stop.
 pub(super) fn check() -> Result<(), DbError> {
-    BUDGET.with(|b| match b.borrow().as_ref().and_then(Budget::exceeded) {
-        Some(why) => Err(DbError::Interrupted(why.to_string())),
-        None => Ok(()),
+    BUDGET.with(|b| {
+        let budget = b.borrow();
+        let Some(budget) = budget.as_ref() else { return Ok(()) };
+        let spin_until = budget.throttle.map(|t| Instant::now() + t);
+        loop {
+            if let Some(why) = budget.exceeded() {
+                return Err(DbError::Interrupted(why.to_string()));
+            }
+            if spin_until.is_none_or(|t| Instant::now() >= t) {
+                return Ok(());
+            }
+            std::hint::spin_loop();
+        }
     })
 }
 

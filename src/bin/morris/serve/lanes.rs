@@ -245,6 +245,7 @@ impl Searches {
         options: SearchOptions,
         seconds: u64,
         capacity: usize,
+        throttle: Option<Duration>,
     ) -> &'static Searches {
         let searches: &'static Searches = Box::leak(Box::new(Searches {
             hub: Mutex::new(Hub { jobs: HashMap::new(), queue: VecDeque::new() }),
@@ -268,6 +269,7 @@ impl Searches {
                     stop: Some(Arc::clone(&job.stop)),
                     deadline: Some(deadline),
                     yield_to: Some((Arc::clone(&searches.others), Instant::now() + SLICE)),
+                    throttle,
                 };
                 let (reply, panicked) = budgeted(&job.url, budget.clone(), seconds, || {
                     api::answer_query(&mut queries, &job.method, &job.url)
@@ -336,7 +338,8 @@ impl Searches {
             let done = job.done.subscribe();
             return Ok(Waiter { searches: self, job, done });
         }
-        if hub.queue.len() >= self.capacity {
+        // The search running and those waiting: all but one wait.
+        if hub.jobs.len() > self.capacity {
             return Err(Reply::error(
                 503,
                 &format!(

@@ -81,6 +81,11 @@ pub struct Args {
     /// closed after.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     reply_seconds: f64,
+
+    /// For tests only: the search thread spins this long every 1,024
+    /// nodes, so that a search on a small database is long.
+    #[arg(long, value_name = "MS", hide = true)]
+    test_search_throttle_ms: Option<u64>,
 }
 
 /// What every connection shares.
@@ -126,7 +131,13 @@ pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Writ
         limits,
         lookups: lanes::lookups(site, workers, args.queue.max(1), args.search_seconds),
         reads: lanes::reads(site, args.queue.max(1)),
-        searches: lanes::Searches::start(site, options, args.search_seconds, args.queue.max(1)),
+        searches: lanes::Searches::start(
+            site,
+            options,
+            args.search_seconds,
+            args.queue.max(1),
+            args.test_search_throttle_ms.map(Duration::from_millis),
+        ),
     }));
     let connections = Connections::new(connection_cap(args.max_connections));
     let url = format!("http://{bound}/");
