@@ -178,12 +178,24 @@ pub fn lookups(site: &'static api::Site, threads: usize, capacity: usize, second
 /// largest sectors), remembering each answer.
 pub fn reads(site: &'static api::Site, capacity: usize) -> Lane {
     Lane::start("table reads", 1, capacity, move || {
+        lower_priority();
         let mut reads = api::Reads::new(site);
         move |method: &str, url: &str| {
             budgeted(url, Budget::default(), 0, || api::answer_table_read(&mut reads, method, url))
                 .0
         }
     })
+}
+
+/// Makes the calling thread give way to the others on a busy machine (a
+/// nice of 10 on Linux): a search takes what lookups leave.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on this thread's id changes only its priority;
+    // a failure leaves it as it was.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
 }
 
 fn deadline(seconds: u64) -> Instant {
@@ -254,6 +266,7 @@ impl Searches {
             capacity,
         }));
         std::thread::spawn(move || {
+            lower_priority();
             let mut queries = api::Queries::new(site, options);
             loop {
                 let job = searches.next();
