@@ -7,8 +7,8 @@
 //! The database is nine's moving phase up to 8 stones, solved once (a
 //! few seconds). A placement position with 4 stones in each hand on an
 //! empty board takes some 16,000 nodes to search, which the test-only
-//! `--test-search-throttle-ms 500` (a spin of 0.5 s every 1,024 nodes)
-//! makes some 8 s of busy search; one with a stone in each hand takes 21
+//! `--test-search-throttle-ms 1000` (a spin of 1 s every 1,024 nodes)
+//! makes some 16 s of busy search; one with a stone in each hand takes 21
 //! nodes, too few to be slowed.
 
 mod common;
@@ -59,7 +59,7 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        let mut all = vec!["serve", "--bind", "127.0.0.1:0", "--test-search-throttle-ms", "500"];
+        let mut all = vec!["serve", "--bind", "127.0.0.1:0", "--test-search-throttle-ms", "1000"];
         all.extend(args);
         let mut child = command(nine8(), &all)
             .stdout(Stdio::piped())
@@ -183,14 +183,16 @@ fn a_search_is_shared_and_stops_when_its_last_client_goes() {
     drop(other.shutdown(std::net::Shutdown::Both));
     std::thread::sleep(Duration::from_millis(200));
     server.answers();
-    // One client of the search leaves: it goes on for the other.
+    // One client of the search leaves: it goes on for the other. (The
+    // search thread runs at nice 10, so on a busy machine it may get a
+    // small share of a core; an idle server uses none.)
     drop(first);
-    let busy = server.cpu_over(Duration::from_millis(1500));
-    assert!(busy > Duration::from_millis(300), "the search stopped early: {busy:?} of CPU");
+    let busy = server.cpu_over(Duration::from_millis(2000));
+    assert!(busy >= Duration::from_millis(30), "the search stopped early: {busy:?} of CPU");
     // The last leaves: the search stops.
     drop(second);
     std::thread::sleep(Duration::from_millis(500));
     let idle = server.cpu_over(Duration::from_millis(1500));
-    assert!(idle < Duration::from_millis(200), "the search goes on: {idle:?} of CPU");
+    assert!(idle <= Duration::from_millis(20), "the search goes on: {idle:?} of CPU");
     server.answers();
 }

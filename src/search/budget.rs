@@ -69,22 +69,27 @@ pub fn with_budget<R>(budget: Budget, work: impl FnOnce() -> R) -> R {
     work()
 }
 
-/// An error if this thread's budget says stop.
-pub(super) fn check() -> Result<(), DbError> {
+/// Why this thread's budget says stop, if it does.
+pub(super) fn check() -> Option<&'static str> {
     BUDGET.with(|b| {
         let budget = b.borrow();
-        let Some(budget) = budget.as_ref() else { return Ok(()) };
+        let budget = budget.as_ref()?;
         let spin_until = budget.throttle.map(|t| Instant::now() + t);
         loop {
             if let Some(why) = budget.exceeded() {
-                return Err(DbError::Interrupted(why.to_string()));
+                return Some(why);
             }
             if spin_until.is_none_or(|t| Instant::now() >= t) {
-                return Ok(());
+                return None;
             }
             std::hint::spin_loop();
         }
     })
+}
+
+/// The error a search stopped by its budget returns.
+pub(super) fn stopped(why: &str) -> DbError {
+    DbError::Interrupted(why.to_string())
 }
 
 #[cfg(test)]
@@ -94,18 +99,28 @@ mod tests {
 
     #[test]
     fn a_budget_holds_inside_its_scope_only() {
-        assert!(check().is_ok());
+        assert_eq!(check(), None);
         let stop = Arc::new(AtomicBool::new(false));
         with_budget(Budget { stop: Some(stop.clone()), ..Budget::default() }, || {
-            assert!(check().is_ok());
+            assert_eq!(check(), None);
             stop.store(true, Ordering::Relaxed);
-            assert!(matches!(check(), Err(DbError::Interrupted(_))));
+            assert_eq!(check(), Some("the search was cancelled"));
         });
-        assert!(check().is_ok());
+        assert_eq!(check(), None);
         let past = Instant::now() - Duration::from_millis(1);
         with_budget(Budget { deadline: Some(past), ..Budget::default() }, || {
-            assert!(check().is_err());
+            assert_eq!(check(), Some("the search ran out of time"));
         });
-        assert!(check().is_ok());
+        assert_eq!(check(), None);
+        // A throttled search spins, and still stops when told.
+        let started = Instant::now();
+        let throttle = Some(Duration::from_millis(30));
+        with_budget(Budget { throttle, ..Budget::default() }, || assert_eq!(check(), None));
+        assert!(started.elapsed() >= Duration::from_millis(30));
+        let soon = Some(Instant::now() + Duration::from_millis(10));
+        let throttle = Some(Duration::from_secs(60));
+        with_budget(Budget { deadline: soon, throttle, ..Budget::default() }, || {
+            assert_eq!(check(), Some("the search ran out of time"));
+        });
     }
 }

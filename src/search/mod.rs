@@ -230,7 +230,9 @@ impl<'a> Search<'a> {
         }
         self.stats.nodes += 1;
         if self.stats.nodes.is_multiple_of(budget::CHECK_EVERY) {
-            budget::check()?;
+            if let Some(why) = budget::check() {
+                return Err(budget::stopped(why));
+            }
         }
         self.maybe_report();
         // Positions one ply above the leaves are remembered too: the
