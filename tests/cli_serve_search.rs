@@ -87,7 +87,9 @@ impl Server {
             encode(position),
             self.addr
         )
-        .unwrap();
+        // A server that refuses at once may close before the request is
+        // written; its reply is still there to read.
+        .ok();
         stream
     }
 
@@ -194,5 +196,23 @@ fn a_search_is_shared_and_stops_when_its_last_client_goes() {
     std::thread::sleep(Duration::from_millis(500));
     let idle = server.cpu_over(Duration::from_millis(1500));
     assert!(idle <= Duration::from_millis(20), "the search goes on: {idle:?} of CPU");
+    server.answers();
+}
+
+#[test]
+fn with_every_connection_answering_a_new_one_is_503() {
+    let mut server = Server::start(&["--search-seconds", "60", "--max-connections", "2"]);
+    // Two connections wait for the one search: neither is idle.
+    let (first, second) = (server.ask(LONG), server.ask(LONG));
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, body, took) = server.query(MOVING);
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("no room for another connection"), "{body}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    // Once they go, there is room again.
+    first.shutdown(std::net::Shutdown::Both).unwrap();
+    second.shutdown(std::net::Shutdown::Both).unwrap();
+    drop((first, second));
+    std::thread::sleep(Duration::from_millis(300));
     server.answers();
 }

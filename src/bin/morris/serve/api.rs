@@ -17,6 +17,8 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The page, built into the binary: no network and no build step.
 const INDEX_HTML: &str = include_str!("page/index.html");
@@ -27,11 +29,37 @@ const STYLE_CSS: &str = include_str!("page/style.css");
 /// `VARIANT_NAMES`.
 pub struct Site {
     databases: Vec<Database>,
+    /// Per database, whether every placement table is there (once true,
+    /// for good: tables are never taken away under a running server),
+    /// and when that was last looked at.
+    placement_complete: Vec<Mutex<(bool, Option<Instant>)>>,
 }
+
+/// How long a look at whether a database has every placement table holds.
+const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
 impl Site {
     pub fn new(dir: &Path, variants: Vec<Variant>) -> Site {
-        Site { databases: variants.into_iter().map(|v| Database::new(dir, v)).collect() }
+        let databases: Vec<Database> =
+            variants.into_iter().map(|v| Database::new(dir, v)).collect();
+        let placement_complete = databases.iter().map(|_| Mutex::new((false, None))).collect();
+        Site { databases, placement_complete }
+    }
+
+    /// Whether `db` (one of this site's) has the table of every placement
+    /// sector, looked at no more than every [`LOOK_AGAIN`].
+    fn has_all_placement(&self, db: &Database) -> bool {
+        let Some(i) = self.databases.iter().position(|d| std::ptr::eq(d, db)) else {
+            return false;
+        };
+        let mut known = self.placement_complete[i].lock().unwrap_or_else(|e| e.into_inner());
+        if known.0 || known.1.is_some_and(|t| t.elapsed() < LOOK_AGAIN) {
+            return known.0;
+        }
+        let files = files_in(db.dir());
+        known.0 = placement_sectors(db.variant()).iter().all(|&s| has_table(db, &files, s));
+        known.1 = Some(Instant::now());
+        known.0
     }
 
     /// The database of the variant a client names; the error is the CLI's
@@ -80,11 +108,14 @@ impl<'s> Queries<'s> {
     }
 }
 
-/// What a query asks, when it needs the placement search: the variant and
-/// the position searched (after its moves), the key under which requests
-/// for the same position share one search. `None` for everything a table
-/// or the rules answer, and for requests that are wrong (the worker that
-/// answers them says why).
+/// What a query asks, when it may need the placement search: the variant
+/// and the position searched (after its moves), the key under which
+/// requests for the same position share one search. That is any placement
+/// position while the database lacks some placement table (a position with
+/// its table may have moves or a line into a sector without one), so that
+/// only the search thread ever holds a transposition table and leaf
+/// copies. `None` for everything the tables or the rules answer, and for
+/// requests that are wrong (the worker that answers them says why).
 pub fn search_key(site: &Site, url: &str) -> Option<(String, String)> {
     let target = Target::parse(url).ok()?;
     if !is_query(&target.path) {
@@ -97,8 +128,7 @@ pub fn search_key(site: &Site, url: &str) -> Option<(String, String)> {
         Some(moves) => play_moves(variant, &position, moves).ok()?.0,
         None => position,
     };
-    let state = position.state();
-    if state.is_moving_phase() || db.table_path(Sector::of(&state)).exists() {
+    if position.state().is_moving_phase() || site.has_all_placement(db) {
         return None;
     }
     let moves = target.get("moves").unwrap_or("");

@@ -66,7 +66,7 @@ pub async fn converse(shared: &'static Shared, mut stream: TcpStream, busy: Arc<
         let (head, used) = match read_head(&mut stream, &mut buf, &limits, deadline).await {
             Ok(Some(h)) => h,
             Ok(None) => return,
-            Err(refusal) => return refuse(stream, refusal, &limits).await,
+            Err(refusal) => return refuse(stream, refusal, &limits, LINGER).await,
         };
         busy.store(true, Ordering::Relaxed);
         buf.drain(..used);
@@ -75,13 +75,13 @@ pub async fn converse(shared: &'static Shared, mut stream: TcpStream, busy: Arc<
                 "the request's body is {} bytes; the most this server takes is {}",
                 head.length, limits.body
             );
-            return refuse(stream, Reply::error(413, &message), &limits).await;
+            return refuse(stream, Reply::error(413, &message), &limits, LINGER).await;
         }
         // No route takes a body yet: it is read (within the limits, so the
         // connection can go on) and dropped.
         let deadline = Instant::now() + limits.request;
         if let Err(refusal) = skip_body(&mut stream, &mut buf, head.length, deadline).await {
-            return refuse(stream, refusal, &limits).await;
+            return refuse(stream, refusal, &limits, LINGER).await;
         }
         let reply = match answer(shared, &head, &mut stream, &mut buf, &limits).await {
             Some(reply) => reply,
@@ -335,15 +335,15 @@ async fn watching(
     }
 }
 
-/// Sends `refusal` and closes, reading for a moment what the client still
-/// sends so that it gets the reply rather than a reset.
-async fn refuse(mut stream: TcpStream, refusal: Refusal, limits: &Limits) {
+/// Sends `refusal` and closes, reading for up to `linger` what the client
+/// still sends so that it gets the reply rather than a reset.
+pub async fn refuse(mut stream: TcpStream, refusal: Refusal, limits: &Limits, linger: Duration) {
     let bytes = encode(&refusal, false, false);
     if timeout_at(Instant::now() + limits.reply, stream.write_all(&bytes)).await.is_err() {
         return;
     }
     let _ = stream.shutdown().await;
-    let deadline = Instant::now() + LINGER;
+    let deadline = Instant::now() + linger;
     let mut drained = 0;
     let mut chunk = [0u8; 8192];
     while drained < LINGER_BYTES {

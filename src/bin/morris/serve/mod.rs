@@ -27,7 +27,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::io::AsyncWriteExt;
 use tokio::sync::Notify;
 
 #[derive(clap::Args)]
@@ -225,17 +224,13 @@ async fn accept(
                 });
             }
             None => {
-                let limits = shared.limits;
-                tokio::spawn(async move {
-                    let mut stream = stream;
-                    let reply = Reply::error(
-                        503,
-                        "the server has no room for another connection; try again shortly",
-                    );
-                    let bytes = conn::encode(&reply, false, false);
-                    let deadline = tokio::time::Instant::now() + limits.reply;
-                    let _ = tokio::time::timeout_at(deadline, stream.write_all(&bytes)).await;
-                });
+                let reply = Reply::error(
+                    503,
+                    "the server has no room for another connection; try again shortly",
+                );
+                // A short linger: these connections hold files outside the cap.
+                let linger = Duration::from_millis(200);
+                tokio::spawn(conn::refuse(stream, reply, &shared.limits, linger));
             }
         }
     }
