@@ -329,3 +329,26 @@ fn bad_options_are_one_line_errors() {
         assert!(err.starts_with("morris: error: --") && err.lines().count() == 1, "{err}");
     }
 }
+
+#[test]
+fn a_client_that_never_reads_its_replies_is_dropped_after_reply_seconds() {
+    let mut server = Server::start(&["--reply-seconds", "1"]);
+    let mut greedy = server.connect();
+    let one = format!("GET /app.js HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr);
+    // Far more replies than socket buffers hold, none of them read.
+    greedy.set_write_timeout(Some(Duration::from_secs(5))).unwrap();
+    for _ in 0..400 {
+        if greedy.write_all(one.as_bytes()).is_err() {
+            break;
+        }
+    }
+    server.answers();
+    std::thread::sleep(Duration::from_millis(1500));
+    server.answers();
+    // The server has given up on it: what it sent ends, with no more.
+    let started = Instant::now();
+    let mut sink = Vec::new();
+    let _ = greedy.read_to_end(&mut sink);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(sink.len() < 400 * 10_000, "all {} bytes were sent", sink.len());
+}
