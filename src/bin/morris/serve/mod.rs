@@ -67,7 +67,9 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     workers: Option<usize>,
 
-    /// Requests that may wait for a worker; beyond, 503.
+    /// Requests that may wait for the lookup workers, and as many for the
+    /// table-read thread; distinct placement searches that may wait;
+    /// beyond, 503.
     #[arg(long, value_name = "N", default_value_t = 64)]
     queue: usize,
 
