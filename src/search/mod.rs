@@ -16,7 +16,11 @@
 //! fixed size ([`transpositions`]), leaves read from 2-bit copies of the
 //! tables ([`leaves`]), no allocation per node, and no question to the
 //! file system after a sector's first use.
+//!
+//! A caller may bound a search in time or stop it from another thread
+//! ([`budget`]).
 
+pub mod budget;
 mod leaves;
 pub mod order;
 pub mod transpositions;
@@ -225,6 +229,11 @@ impl<'a> Search<'a> {
             return Ok(score);
         }
         self.stats.nodes += 1;
+        if self.stats.nodes.is_multiple_of(budget::CHECK_EVERY) {
+            if let Some(why) = budget::check() {
+                return Err(budget::stopped(why));
+            }
+        }
         self.maybe_report();
         // Positions one ply above the leaves are remembered too: the
         // cheapest proofs give way first when the table is full, and on

@@ -17,6 +17,8 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The page, built into the binary: no network and no build step.
 const INDEX_HTML: &str = include_str!("page/index.html");
@@ -27,11 +29,37 @@ const STYLE_CSS: &str = include_str!("page/style.css");
 /// `VARIANT_NAMES`.
 pub struct Site {
     databases: Vec<Database>,
+    /// Per database, whether every placement table is there (once true,
+    /// for good: tables are never taken away under a running server),
+    /// and when that was last looked at.
+    placement_complete: Vec<Mutex<(bool, Option<Instant>)>>,
 }
+
+/// How long a look at whether a database has every placement table holds.
+const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
 impl Site {
     pub fn new(dir: &Path, variants: Vec<Variant>) -> Site {
-        Site { databases: variants.into_iter().map(|v| Database::new(dir, v)).collect() }
+        let databases: Vec<Database> =
+            variants.into_iter().map(|v| Database::new(dir, v)).collect();
+        let placement_complete = databases.iter().map(|_| Mutex::new((false, None))).collect();
+        Site { databases, placement_complete }
+    }
+
+    /// Whether `db` (one of this site's) has the table of every placement
+    /// sector, looked at no more than every [`LOOK_AGAIN`].
+    fn has_all_placement(&self, db: &Database) -> bool {
+        let Some(i) = self.databases.iter().position(|d| std::ptr::eq(d, db)) else {
+            return false;
+        };
+        let mut known = self.placement_complete[i].lock().unwrap_or_else(|e| e.into_inner());
+        if known.0 || known.1.is_some_and(|t| t.elapsed() < LOOK_AGAIN) {
+            return known.0;
+        }
+        let files = files_in(db.dir());
+        known.0 = placement_sectors(db.variant()).iter().all(|&s| has_table(db, &files, s));
+        known.1 = Some(Instant::now());
+        known.0
     }
 
     /// The database of the variant a client names; the error is the CLI's
@@ -44,13 +72,15 @@ impl Site {
     }
 }
 
-/// The queries of the one thread that answers `/api/query`, one per
-/// variant, kept so that opened tables and the placement search's
-/// transposition table and leaf copies serve later requests.
+/// The queries of one worker, kept so that opened tables and the
+/// placement search's transposition table and leaf copies serve later
+/// requests. One variant's at a time: asking another variant drops the
+/// search memory of the one before, so that a server of every variant
+/// holds one transposition table (`--transposition-mib`), not one each.
 pub struct Queries<'s> {
     site: &'s Site,
     options: SearchOptions,
-    by_variant: HashMap<String, Query<'s>>,
+    current: Option<(String, Query<'s>)>,
 }
 
 /// A placement search reports to no one: the request waits for its answer.
@@ -58,20 +88,51 @@ fn quiet(_: &SearchStats) {}
 
 impl<'s> Queries<'s> {
     pub fn new(site: &'s Site, options: SearchOptions) -> Queries<'s> {
-        Queries { site, options, by_variant: HashMap::new() }
+        Queries { site, options, current: None }
     }
 
-    /// Drops every query: after a panic their search state is not trusted.
+    /// Drops the query and its search: after a panic its state is not
+    /// trusted.
     pub fn forget(&mut self) {
-        self.by_variant.clear();
+        self.current = None;
     }
 
     fn of(&mut self, db: &'s Database) -> &Query<'s> {
-        let options = self.options;
-        self.by_variant
-            .entry(db.variant().name().to_string())
-            .or_insert_with(|| Query::with_search(db, options, &quiet))
+        let name = db.variant().name();
+        if self.current.as_ref().is_none_or(|(n, _)| n != name) {
+            // The old search's memory goes before the new one's comes.
+            self.current = None;
+            self.current = Some((name.to_string(), Query::with_search(db, self.options, &quiet)));
+        }
+        &self.current.as_ref().expect("just set").1
     }
+}
+
+/// What a query asks, when it may need the placement search: the variant
+/// and the position searched (after its moves), the key under which
+/// requests for the same position share one search. That is any placement
+/// position while the database lacks some placement table (a position with
+/// its table may have moves or a line into a sector without one), so that
+/// only the search thread ever holds a transposition table and leaf
+/// copies. `None` for everything the tables or the rules answer, and for
+/// requests that are wrong (the worker that answers them says why).
+pub fn search_key(site: &Site, url: &str) -> Option<(String, String)> {
+    let target = Target::parse(url).ok()?;
+    if !is_query(&target.path) {
+        return None;
+    }
+    let db = site.database(target.get("variant")?).ok()?;
+    let variant = db.variant();
+    let position = query::parse_position(variant, target.get("position")?).ok()?;
+    let position = match target.get("moves") {
+        Some(moves) => play_moves(variant, &position, moves).ok()?.0,
+        None => position,
+    };
+    if position.state().is_moving_phase() || site.has_all_placement(db) {
+        return None;
+    }
+    let moves = target.get("moves").unwrap_or("");
+    Some((variant.name().to_string(), format!("{}|{moves}", position.notation(variant))))
 }
 
 /// Whether `path` is answered by the query thread (a placement search may
@@ -81,7 +142,7 @@ pub fn is_query(path: &str) -> bool {
 }
 
 /// The answer to any request but `/api/query`.
-pub fn answer(site: &Site, method: &tiny_http::Method, url: &str) -> Reply {
+pub fn answer(site: &Site, method: &str, url: &str) -> Reply {
     let target = match checked(method, url) {
         Ok(t) => t,
         Err(reply) => return reply,
@@ -123,7 +184,7 @@ impl<'s> Reads<'s> {
 
 /// The answer to `/api/distances?variant=V&sector=S`: the object of
 /// `morris stats --distances --json --sector S`.
-pub fn answer_table_read(reads: &mut Reads, method: &tiny_http::Method, url: &str) -> Reply {
+pub fn answer_table_read(reads: &mut Reads, method: &str, url: &str) -> Reply {
     checked(method, url)
         .and_then(|target| distances_of(reads, &target))
         .unwrap_or_else(|reply| reply)
@@ -151,14 +212,13 @@ fn distances_of(reads: &mut Reads, target: &Target) -> Result<Reply, Reply> {
 }
 
 /// The answer to `/api/query`.
-pub fn answer_query(queries: &mut Queries, method: &tiny_http::Method, url: &str) -> Reply {
+pub fn answer_query(queries: &mut Queries, method: &str, url: &str) -> Reply {
     checked(method, url).and_then(|target| query_of(queries, &target)).unwrap_or_else(|reply| reply)
 }
 
 /// The target of a GET (or HEAD) request; 405 for any other method.
-fn checked(method: &tiny_http::Method, url: &str) -> Result<Target, Reply> {
-    use tiny_http::Method::{Get, Head};
-    if !matches!(method, Get | Head) {
+fn checked(method: &str, url: &str) -> Result<Target, Reply> {
+    if !matches!(method, "GET" | "HEAD") {
         return Err(Reply::error(
             405,
             &format!("method {method} is not allowed: the server answers GET only"),

@@ -1,11 +1,11 @@
-//! The little of HTTP the server needs beyond tiny_http: replies with a
-//! status and a body, and the parameters of a query string.
+//! Replies with a status and a body, the parameters of a query string,
+//! and text from a client made safe to print.
 
 use crate::json;
 use std::collections::HashMap;
 
 /// An answer to a request, before it goes on the wire.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Reply {
     pub status: u16,
     pub content_type: &'static str,
@@ -31,6 +31,27 @@ impl Reply {
     pub fn bad_request(message: &str) -> Reply {
         Reply::error(400, message)
     }
+}
+
+/// `text` as it may reach a terminal: control characters (escape
+/// sequences, carriage returns, bidirectional overrides are all among them
+/// or among Unicode's format characters) written as `\u{..}`, and no more
+/// than `max` characters of it.
+pub fn printable(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push_str("...");
+            break;
+        }
+        let format = matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}');
+        if c.is_control() || format || c == '\\' {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The path of a request target and its decoded query parameters.
@@ -136,6 +157,14 @@ mod tests {
             assert!(Target::parse(url).is_err(), "{url}");
         }
         assert_eq!(Target::parse("/a?x=%C3%A9").unwrap().get("x"), Some("é"));
+    }
+
+    #[test]
+    fn control_characters_never_reach_the_terminal() {
+        let p = printable("/a\x1b[2J\r\n\u{7f}\u{202e}\\é", 100);
+        assert!(p.chars().all(|c| !c.is_control()), "{p}");
+        assert_eq!(p, "/a\\u{1b}[2J\\u{d}\\u{a}\\u{7f}\\u{202e}\\u{5c}é");
+        assert_eq!(printable("abcdef", 3), "abc...");
     }
 
     #[test]

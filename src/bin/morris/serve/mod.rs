@@ -1,27 +1,33 @@
 //! `morris serve`: a board page and a JSON API over a database directory,
-//! from the same binary.
+//! from the same binary, safe to share with clients that misbehave.
 //!
-//! Two threads: the main one accepts every request and answers all but
-//! `/api/query` itself (assets, listings, stats: all quick); one query
-//! thread answers `/api/query` in turn, keeping one `Query` per variant so
-//! that the placement search's memory (its transposition table and leaf
-//! copies, gigabytes for nine) exists once. A long search thus delays
-//! other queries but never the page. Each answer runs under
-//! `catch_unwind`: a panic becomes a 500 for that request, not the end of
-//! the server.
+//! One thread talks HTTP on every connection (tokio, a task per
+//! connection; [`conn`]) and never computes an answer: table lookups and
+//! listings go to a pool of workers, whole-table reads to a thread of
+//! their own, placement searches to the search thread ([`lanes`]), each
+//! behind a bounded queue. Every limit has a status: 408 for a request
+//! not sent in time, 413 for a body too large, 414 for a request line too
+//! long, 431 for header fields too large or too many, 503 for a full
+//! queue, for no room for another connection, or for a search out of time.
 
 mod api;
+mod conn;
+mod hosts;
 mod http;
+mod lanes;
 
 use anyhow::{Context, Result};
+use conn::Limits;
 use http::Reply;
 use morris::search::SearchOptions;
 use morris::variant::{Flying, Variant, VARIANT_NAMES};
-use std::any::Any;
+use std::collections::BTreeMap;
 use std::io::Write;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::Notify;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -34,37 +40,122 @@ pub struct Args {
     #[arg(long)]
     open: bool,
 
-    /// Memory for the transposition table of the placement search, per
-    /// variant queried, in MiB (allocated as the search uses it).
+    /// Memory for the transposition table of the placement search, in MiB
+    /// (allocated as the search uses it); one table for all variants.
     #[arg(long, value_name = "MIB", default_value_t = 256)]
     transposition_mib: usize,
+
+    /// The longest a placement search may run for a request, in seconds;
+    /// the request is then answered 503.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    search_seconds: u64,
+
+    /// Another name clients may reach the server by (the `Host` they
+    /// send); may be given more than once. The bound address and
+    /// localhost are always allowed (and, for a wildcard bind such as
+    /// 0.0.0.0, this machine's name and addresses).
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
+
+    /// Connections open at once; beyond, an idle one is closed to make
+    /// room, or the new one answered 503. Lowered to fit the limit on
+    /// open files.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    max_connections: usize,
+
+    /// Threads answering table lookups (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    workers: Option<usize>,
+
+    /// Requests that may wait for the lookup workers, and as many for the
+    /// table-read thread; distinct placement searches that may wait;
+    /// beyond, 503.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    queue: usize,
+
+    /// Time a client has to send a request (head and body), in seconds;
+    /// 408 after.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    request_seconds: f64,
+
+    /// Time a client has to take a reply, in seconds; the connection is
+    /// closed after.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    reply_seconds: f64,
+
+    /// For tests only: the search thread spins this long every 1,024
+    /// nodes, so that a search on a small database is long.
+    #[arg(long, value_name = "MS", hide = true)]
+    test_search_throttle_ms: Option<u64>,
+}
+
+/// What every connection shares.
+pub struct Shared {
+    site: &'static api::Site,
+    hosts: hosts::Hosts,
+    limits: Limits,
+    lookups: lanes::Lane,
+    reads: lanes::Lane,
+    searches: &'static lanes::Searches,
 }
 
 /// Serves every known variant from `db_dir`, each under its own rules or,
 /// with `fly_at`, that flying rule; runs until the process is stopped.
 pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Write) -> Result<()> {
-    let site = api::Site::new(db_dir, variants(fly_at)?);
-    let server = tiny_http::Server::http(&args.bind)
-        .map_err(|e| anyhow::anyhow!("{e}"))
-        .with_context(|| format!("cannot listen on {}", args.bind))?;
-    let url = match server.server_addr().to_ip() {
-        Some(addr) => format!("http://{addr}/"),
-        None => format!("http://{}/", args.bind),
+    let seconds = |s: f64, what: &str| {
+        Duration::try_from_secs_f64(s)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .with_context(|| format!("{what} must be a positive number of seconds"))
     };
+    let limits = Limits {
+        line: 16 << 10,
+        headers: 32 << 10,
+        fields: 100,
+        body: 1 << 20,
+        request: seconds(args.request_seconds, "--request-seconds")?,
+        reply: seconds(args.reply_seconds, "--reply-seconds")?,
+    };
+    let site: &'static api::Site = Box::leak(Box::new(api::Site::new(db_dir, variants(fly_at)?)));
+    let listener = std::net::TcpListener::bind(&args.bind)
+        .with_context(|| format!("cannot listen on {}", args.bind))?;
+    listener.set_nonblocking(true).context("a non-blocking socket")?;
+    let bound = listener.local_addr().context("the bound address")?;
+    let workers = args
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(1);
+    let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
+    let shared: &'static Shared = Box::leak(Box::new(Shared {
+        site,
+        hosts: hosts::Hosts::new(bound, &args.allow_host),
+        limits,
+        lookups: lanes::lookups(site, workers, args.queue.max(1), args.search_seconds),
+        reads: lanes::reads(site, args.queue.max(1)),
+        searches: lanes::Searches::start(
+            site,
+            options,
+            args.search_seconds,
+            args.queue.max(1),
+            args.test_search_throttle_ms.map(Duration::from_millis),
+        ),
+    }));
+    let connections = Connections::new(connection_cap(args.max_connections));
+    let url = format!("http://{bound}/");
     // Tests and scripts read this line to learn the port.
     writeln!(out, "morris serve: {} on {url}", db_dir.display())?;
     out.flush()?;
     if args.open {
         open_browser(&url);
     }
-    let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
-    let (to_queries, queued) = mpsc::channel::<tiny_http::Request>();
-    let (to_reads, reads) = mpsc::channel::<tiny_http::Request>();
-    std::thread::scope(|scope| {
-        let site = &site;
-        scope.spawn(move || answer_queries(site, options, queued));
-        scope.spawn(move || answer_table_reads(site, reads));
-        accept(&server, site, Queues { queries: to_queries, reads: to_reads })
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the server's event loop")?;
+    runtime.block_on(async move {
+        let listener =
+            tokio::net::TcpListener::from_std(listener).context("listening with tokio")?;
+        accept(listener, shared, connections).await
     })
 }
 
@@ -83,102 +174,129 @@ fn variants(fly_at: Option<&str>) -> Result<Vec<Variant>> {
         .collect()
 }
 
-/// Where the slow requests go: each kind to a thread of its own, so that
-/// neither waits for the other and the quick routes wait for neither.
-struct Queues {
-    queries: mpsc::Sender<tiny_http::Request>,
-    reads: mpsc::Sender<tiny_http::Request>,
+/// Files kept for other uses than connections: standard streams, tables,
+/// the event loop.
+const RESERVED_FILES: u64 = 64;
+
+/// `asked`, lowered so that connections leave room under the limit on
+/// open files.
+fn connection_cap(asked: usize) -> usize {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0
+        || limit.rlim_cur == libc::RLIM_INFINITY
+    {
+        return asked.max(1);
+    }
+    let soft = limit.rlim_cur;
+    let room = soft.saturating_sub(RESERVED_FILES).max(soft / 2);
+    asked.min(usize::try_from(room).unwrap_or(usize::MAX)).max(1)
 }
 
-/// Takes requests for ever: queries go to the query thread, whole-table
-/// reads to theirs, everything else is answered here.
-fn accept(server: &tiny_http::Server, site: &api::Site, queues: Queues) -> Result<()> {
+/// Takes connections for ever; an error taking one (out of files, most
+/// likely) is reported and waited out, never the end of the server.
+async fn accept(
+    listener: tokio::net::TcpListener,
+    shared: &'static Shared,
+    connections: &'static Connections,
+) -> Result<()> {
+    let mut last_report: Option<Instant> = None;
     loop {
-        let request = server.recv().context("accepting a request")?;
-        let path = request.url().split('?').next().unwrap_or("");
-        // The worker threads live as long as this loop, unless one died
-        // outside `catch_unwind`, which would be a bug.
-        if api::is_query(path) {
-            queues
-                .queries
-                .send(request)
-                .map_err(|_| anyhow::anyhow!("the query thread has stopped"))?;
-            continue;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                if last_report.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
+                    eprintln!("morris serve: accepting a connection: {e} (going on)");
+                    last_report = Some(Instant::now());
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        match connections.admit() {
+            Some(slot) => {
+                tokio::spawn(async move {
+                    let close = Arc::clone(&slot.close);
+                    tokio::select! {
+                        _ = close.notified() => {}
+                        _ = conn::converse(shared, stream, Arc::clone(&slot.busy)) => {}
+                    }
+                    drop(slot);
+                });
+            }
+            None => {
+                let reply = Reply::error(
+                    503,
+                    "the server has no room for another connection; try again shortly",
+                );
+                // A short linger: these connections hold files outside the cap.
+                let linger = Duration::from_millis(200);
+                tokio::spawn(conn::refuse(stream, reply, &shared.limits, linger));
+            }
         }
-        if api::is_table_read(path) {
-            queues
-                .reads
-                .send(request)
-                .map_err(|_| anyhow::anyhow!("the table-reading thread has stopped"))?;
-            continue;
-        }
-        let reply = guarded(request.url(), || api::answer(site, request.method(), request.url()));
-        send(request, reply);
     }
 }
 
-/// The query thread: answers `/api/query` requests in the order they came.
-fn answer_queries(
-    site: &api::Site,
-    options: SearchOptions,
-    queued: mpsc::Receiver<tiny_http::Request>,
-) {
-    let mut queries = api::Queries::new(site, options);
-    for request in queued {
-        let reply = guarded(request.url(), || {
-            api::answer_query(&mut queries, request.method(), request.url())
+/// The connections open, oldest first, and the most there may be.
+struct Connections {
+    open: Mutex<(u64, BTreeMap<u64, Arc<Slot>>)>,
+    cap: usize,
+}
+
+/// A connection's place: whether it is answering a request, and a bell
+/// that closes it.
+struct Slot {
+    busy: Arc<AtomicBool>,
+    close: Arc<Notify>,
+}
+
+/// A slot held by a connection task; given back when dropped.
+struct Held {
+    connections: &'static Connections,
+    id: u64,
+    busy: Arc<AtomicBool>,
+    close: Arc<Notify>,
+}
+
+impl Connections {
+    fn new(cap: usize) -> &'static Connections {
+        Box::leak(Box::new(Connections { open: Mutex::new((0, BTreeMap::new())), cap }))
+    }
+
+    /// A slot for a new connection: when all are taken, the oldest
+    /// connection not answering a request (an idle keep-alive, or a
+    /// client still sending) is closed to make room; `None` when every
+    /// connection is busy.
+    fn admit(&'static self) -> Option<Held> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if open.1.len() >= self.cap {
+            let idle =
+                open.1.iter().find(|(_, s)| !s.busy.load(Ordering::Relaxed)).map(|(&id, _)| id);
+            let slot = open.1.remove(&idle?)?;
+            slot.close.notify_one();
+        }
+        open.0 += 1;
+        let id = open.0;
+        let slot = Arc::new(Slot {
+            busy: Arc::new(AtomicBool::new(false)),
+            close: Arc::new(Notify::new()),
         });
-        if reply.status == 500 {
-            // A panic or damaged tables: start afresh rather than trust a
-            // search left half-way.
-            queries.forget();
-        }
-        send(request, reply);
+        open.1.insert(id, Arc::clone(&slot));
+        Some(Held {
+            connections: self,
+            id,
+            busy: Arc::clone(&slot.busy),
+            close: Arc::clone(&slot.close),
+        })
     }
 }
 
-/// The table-reading thread: answers `/api/distances` requests in turn,
-/// remembering each answer.
-fn answer_table_reads(site: &api::Site, queued: mpsc::Receiver<tiny_http::Request>) {
-    let mut reads = api::Reads::new(site);
-    for request in queued {
-        let reply = guarded(request.url(), || {
-            api::answer_table_read(&mut reads, request.method(), request.url())
-        });
-        send(request, reply);
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut open = self.connections.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.1.remove(&self.id);
     }
-}
-
-/// `answer()`, or a 500 naming the panic if it panicked.
-fn guarded(url: &str, answer: impl FnOnce() -> Reply) -> Reply {
-    let reply = catch_unwind(AssertUnwindSafe(answer)).unwrap_or_else(|panic| {
-        Reply::error(500, &format!("internal error answering {url}: {}", panic_text(&*panic)))
-    });
-    if reply.status >= 500 {
-        eprintln!("morris serve: {url}: {}", String::from_utf8_lossy(&reply.body).trim_end());
-    }
-    reply
-}
-
-fn panic_text(panic: &(dyn Any + Send)) -> String {
-    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
-        (Some(s), _) => s.to_string(),
-        (_, Some(s)) => s.clone(),
-        _ => "a panic".to_string(),
-    }
-}
-
-fn send(request: tiny_http::Request, reply: Reply) {
-    let header = |name: &str, value: &str| {
-        tiny_http::Header::from_bytes(name, value).expect("a valid header")
-    };
-    let response = tiny_http::Response::from_data(reply.body)
-        .with_status_code(reply.status)
-        .with_header(header("Content-Type", reply.content_type))
-        .with_header(header("X-Content-Type-Options", "nosniff"))
-        .with_header(header("Cache-Control", "no-store"));
-    // A client that went away needs no answer.
-    let _ = request.respond(response);
 }
 
 /// Starts the system's browser on `url`, without waiting for it; a failure
