@@ -132,9 +132,10 @@ pub fn pristine() -> &'static Pristine {
     })
 }
 
-pub fn answer(q: &Query, p: &Position) -> Result<Answer, morris::query::QueryError> {
+/// The analysis of `p`: value, moves and line; or the error's message.
+pub fn answer(q: &Query, p: &Position) -> Result<Answer, String> {
     let v = q.variant();
-    let a = q.analyse(p)?;
+    let a = q.analyse(p).map_err(|e| e.to_string())?;
     Ok((
         a.value,
         a.moves.iter().map(|m| (m.mv.notation(v), m.value)).collect(),
