@@ -316,4 +316,7 @@ fn query_start_by_search_prints_value_moves_and_what_the_search_did() {
         assert_eq!(*field(m, "value"), "draw", "{m}");
         assert!(field(m, "plies").is_null() && field(m, "position").is_string(), "{m}");
     }
+    // The layout: each move's members in the order of the design.
+    let in_order = "\"value\": \"draw\", \"plies\": null, \"position\": ";
+    assert_eq!(text.matches(in_order).count(), 16, "{text}");
 }
