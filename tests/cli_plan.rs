@@ -5,53 +5,21 @@
 //! and several jobs share a directory while the same job twice cannot.
 
 use serde_json::Value as Json;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 mod common;
-use common::{command, fails, morris, ok, text};
-
-fn scratch() -> TempDir {
-    tempfile::Builder::new().prefix("cli_plan-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-/// The tables of a directory by name, with their bytes; anything else
-/// but the locks is reported as a stray file.
-fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut tables = BTreeMap::new();
-    for entry in fs::read_dir(dir).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if name == ".lock" || name == ".locks" {
-            continue;
-        }
-        assert!(name.ends_with(".mtb"), "stray file {name} in {}", dir.display());
-        tables.insert(name.clone(), fs::read(dir.join(&name)).unwrap());
-    }
-    tables
-}
-
-fn assert_same_tables(jobs: &Path, reference: &Path) {
-    let (a, b) = (tables(jobs), tables(reference));
-    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "the same tables");
-    for (name, bytes) in &a {
-        assert!(bytes == &b[name], "{name} differs from one solve's");
-    }
-}
+use common::{
+    assert_same_tables, fails, json, morris, ok, scratch, signal, spawn, tables, text, wait_for,
+};
 
 /// `morris plan --json` with `args`, parsed.
 fn plan(db: &Path, args: &[&str]) -> Vec<Json> {
     let mut all = vec!["plan", "--json"];
     all.extend_from_slice(args);
-    let out = ok(db, &all);
-    serde_json::from_str::<Json>(&out)
-        .expect("plan --json is JSON")
-        .as_array()
-        .expect("an array")
-        .clone()
+    json(&ok(db, &all)).as_array().expect("an array").clone()
 }
 
 fn strings(value: &Json) -> Vec<String> {
@@ -248,23 +216,6 @@ fn bad_jobs_are_refused_in_one_line() {
     assert!(tables(db.path()).is_empty());
 }
 
-fn signal(child: &Child, signal: i32) {
-    // Safety: kill(2) on a child this test started and has not reaped.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
-}
-
-/// Waits until `file` appears in `db` while `child` runs.
-fn wait_for(child: &mut Child, db: &Path, file: &str) {
-    let deadline = Instant::now() + Duration::from_secs(300);
-    while !db.join(file).exists() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the job ended ({status}) before {file} appeared");
-        }
-        assert!(Instant::now() < deadline, "{file} never appeared");
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
 /// Two machines on one directory, played by two processes: while job 5-3
 /// runs (held still), job 4-4 runs beside it, a second run of 5-3 is
 /// refused, and so is a whole-directory solve; in the end the tables are
@@ -278,11 +229,7 @@ fn different_jobs_share_a_directory_and_the_same_job_twice_is_refused() {
     // A checkpoint after every level: once one is there, 5-3 is sure to
     // be under way, holding its lock.
     let mut running =
-        command(db.path(), &["solve", "--job", "5-3", "--threads", "1", "--checkpoint-secs", "0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        spawn(db.path(), &["solve", "--job", "5-3", "--threads", "1", "--checkpoint-secs", "0"]);
     wait_for(&mut running, db.path(), "nine-5-3.ckpt");
     signal(&running, libc::SIGSTOP);
 

@@ -8,80 +8,20 @@
 //! The file-system cases mount a tmpfs, which needs root (CI runs as
 //! root); without it they print why and pass without checking.
 
-use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-const SOLVE_8: &[&str] = &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2"];
-
 mod common;
-use common::{command, fails, ok, text};
-
-fn scratch() -> TempDir {
-    tempfile::Builder::new().prefix("cli_robust-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-/// Every file of a directory by name, with its bytes; the lock file
-/// (whose text names the last solver) aside.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_name() != ".lock" && e.file_name() != "lost+found")
-        .map(|e| (e.file_name().into_string().unwrap(), fs::read(e.path()).unwrap()))
-        .collect()
-}
-
-/// Only tables, and those of `reference`, byte for byte.
-fn assert_same_tables(db: &Path, reference: &Path) {
-    let (a, b) = (files(db), files(reference));
-    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "the same files");
-    for (name, bytes) in &a {
-        assert!(name.ends_with(".mtb"), "stray file {name}");
-        assert!(bytes == &b[name], "{name} differs");
-    }
-}
+use common::{
+    assert_same_tables, fails, field, files, json, nine_up_to_8, ok, scratch, signal, spawn, text,
+    wait_for, SOLVE_NINE_8,
+};
 
 fn assert_verifies(db: &Path, args: &[&str]) {
     let out = ok(db, &[&["verify", "--threads", "2"], args].concat());
     assert!(out.contains("every value agrees"), "{out}");
-}
-
-/// Nine up to 8 stones solved undisturbed: what every recovery must give.
-fn reference() -> &'static Path {
-    static DB: OnceLock<PathBuf> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_robust-nine-8");
-        let _ = fs::remove_dir_all(&dir);
-        ok(&dir, SOLVE_8);
-        dir
-    })
-}
-
-fn signal(child: &Child, signal: i32) {
-    // Safety: kill(2) on a child this test started and has not reaped.
-    let status = unsafe { libc::kill(child.id() as i32, signal) };
-    assert_eq!(status, 0, "kill {}", child.id());
-}
-
-/// Waits until `file` is in `db` while `child` runs.
-fn wait_for(child: &mut Child, db: &Path, file: &str) {
-    let deadline = Instant::now() + Duration::from_secs(300);
-    while !db.join(file).exists() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("solve ended ({status}) before {file} appeared");
-        }
-        assert!(Instant::now() < deadline, "{file} never appeared");
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-fn spawn(db: &Path, args: &[&str]) -> Child {
-    command(db, args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
 }
 
 /// Stops `child` when `file` appears and delivers `signals` to it while
@@ -106,12 +46,12 @@ fn interrupt_when(
 #[test]
 fn a_second_solve_on_the_same_directory_is_refused_while_readers_go_on() {
     let db = scratch();
-    let mut first = spawn(db.path(), SOLVE_8);
+    let mut first = spawn(db.path(), SOLVE_NINE_8);
     // Held still once it has tables, so it is sure to hold the lock.
     wait_for(&mut first, db.path(), "nine-4-4.mtb");
     signal(&first, libc::SIGSTOP);
 
-    let err = fails(db.path(), SOLVE_8);
+    let err = fails(db.path(), SOLVE_NINE_8);
     let holder = format!(
         "database {} is being solved by process {} (since 20",
         db.path().display(),
@@ -126,22 +66,22 @@ fn a_second_solve_on_the_same_directory_is_refused_while_readers_go_on() {
         "{stats}"
     );
     let query = ok(db.path(), &["query", "WWW...../BBBB..../........ w 0 0", "--json"]);
-    assert!(query.contains("\"value\": \"draw\""), "{query}");
+    assert_eq!(*field(&json(&query), "value"), "draw", "{query}");
 
     signal(&first, libc::SIGCONT);
     let output = first.wait_with_output().unwrap();
     assert!(output.status.success(), "{}", text(&output.stderr));
     // The lock went with the process: the next solve gets it.
-    let again = ok(db.path(), SOLVE_8);
+    let again = ok(db.path(), SOLVE_NINE_8);
     assert!(again.contains("all 4 pairs up to 8 stones already solved"), "{again}");
-    assert_same_tables(db.path(), reference());
+    assert_same_tables(db.path(), nine_up_to_8());
     assert_verifies(db.path(), &[]);
 }
 
 #[test]
 fn sigterm_and_sigint_stop_at_a_safe_point_and_the_next_run_resumes() {
     let db = scratch();
-    let solve: Vec<&str> = [SOLVE_8, &["--checkpoint-secs", "0"]].concat();
+    let solve: Vec<&str> = [SOLVE_NINE_8, &["--checkpoint-secs", "0"]].concat();
 
     let (code, err) =
         interrupt_when(spawn(db.path(), &solve), db.path(), "nine-4-3.ckpt", &[libc::SIGTERM]);
@@ -170,7 +110,7 @@ fn sigterm_and_sigint_stop_at_a_safe_point_and_the_next_run_resumes() {
     for name in ["nine-3-3.mtb", "nine-3-4.mtb", "nine-4-3.mtb", "nine-4-4.mtb"] {
         assert_eq!(
             fs::read(db.path().join(name)).unwrap(),
-            fs::read(reference().join(name)).unwrap(),
+            fs::read(nine_up_to_8().join(name)).unwrap(),
             "{name}"
         );
     }
@@ -191,14 +131,14 @@ fn sigterm_and_sigint_stop_at_a_safe_point_and_the_next_run_resumes() {
     );
     assert!(err.contains("finished: 3 of 4 pairs"), "{err}");
 
-    let out = ok(db.path(), SOLVE_8);
+    let out = ok(db.path(), SOLVE_NINE_8);
     assert!(out.contains("already solved: 3 pairs: {3,3} {4,3} {4,4}\n"), "{out}");
     assert!(
         out.contains("kept nine-5-3.ckpt: the checkpoint of an interrupted run at depth "),
         "{out}"
     );
     assert!(out.contains("pair {5,3}: resuming from its checkpoint at depth "), "{out}");
-    assert_same_tables(db.path(), reference());
+    assert_same_tables(db.path(), nine_up_to_8());
     assert_verifies(db.path(), &[]);
 }
 
@@ -235,7 +175,7 @@ fn leftovers_of_runs_under_other_rules_are_removed_and_said() {
     fs::write(db.path().join("nine-4-4.ckpt.tmp"), b"half a checkpoint").unwrap();
     fs::write(db.path().join("six-3-3.work"), b"six's business").unwrap();
 
-    let out = ok(db.path(), SOLVE_8);
+    let out = ok(db.path(), SOLVE_NINE_8);
     for (name, why) in [
         ("nine-4-3.ckpt", "a checkpoint solved under other rules"),
         ("nine-4-4.ckpt", "a checkpoint that cannot be read"),
@@ -248,7 +188,7 @@ fn leftovers_of_runs_under_other_rules_are_removed_and_said() {
     assert!(!out.contains("resuming"), "{out}");
     assert_eq!(fs::read(db.path().join("six-3-3.work")).unwrap(), b"six's business");
     fs::remove_file(db.path().join("six-3-3.work")).unwrap();
-    assert_same_tables(db.path(), reference());
+    assert_same_tables(db.path(), nine_up_to_8());
     assert_verifies(db.path(), &[]);
 }
 
@@ -284,9 +224,12 @@ fn missing_sector_hints_name_the_rules_and_lists_can_be_whole() {
     // A slice lists only its own missing sectors (of 6 and 7 stones).
     let out = ok(db.path(), &["verify", "--fly-at", "never", "--max-stones", "7"]);
     assert!(out.contains("\nnot in the database, not checked (2): 3-4 4-3\n"), "{out}");
-    let json = ok(db.path(), &["stats", "--fly-at", "never", "--all", "--json"]);
-    assert_eq!(json.matches("\"missing\": true").count(), 48, "{json}");
-    assert!(json.contains("{\"sector\": \"9-9\", \"missing\": true}\n]\n"), "{json}");
+    let listed = ok(db.path(), &["stats", "--fly-at", "never", "--all", "--json"]);
+    let stats = json(&listed);
+    let objects = stats.as_array().unwrap_or_else(|| panic!("not an array: {listed}"));
+    let missing = objects.iter().filter(|o| o.get("missing") == Some(&true.into())).count();
+    assert_eq!(missing, 48, "{listed}");
+    assert!(listed.contains("{\"sector\": \"9-9\", \"missing\": true}\n]\n"), "{listed}");
     assert!(!ok(db.path(), &["stats", "--fly-at", "never", "--json"]).contains("missing"));
 }
 
@@ -342,7 +285,7 @@ fn a_file_system_too_small_for_a_pair_fails_before_it_and_resumes_once_there_is_
     // {4,4} needs about 22 MB (checkpoints and a bound on its tables),
     // {5,3} about 36 MB.
     let Some(fs) = Tmpfs::mount("30m") else { return };
-    let err = fails(fs.path(), SOLVE_8);
+    let err = fails(fs.path(), SOLVE_NINE_8);
     assert!(
         err.contains(&format!(
             "not enough space in {} for pair {{5,3}}: it needs ",
@@ -361,13 +304,13 @@ fn a_file_system_too_small_for_a_pair_fails_before_it_and_resumes_once_there_is_
         ["nine-3-3.mtb", "nine-3-4.mtb", "nine-4-3.mtb", "nine-4-4.mtb"]
     );
     // Still too small: nothing changes.
-    fails(fs.path(), SOLVE_8);
+    fails(fs.path(), SOLVE_NINE_8);
     assert_eq!(files(fs.path()), before);
 
     fs.remount("size=64m");
-    let out = ok(fs.path(), SOLVE_8);
+    let out = ok(fs.path(), SOLVE_NINE_8);
     assert!(out.contains("solved 1 pair, skipped 3 already solved"), "{out}");
-    assert_same_tables(fs.path(), reference());
+    assert_same_tables(fs.path(), nine_up_to_8());
     assert_verifies(fs.path(), &[]);
 }
 

@@ -8,64 +8,17 @@ use morris::index::Sector;
 use morris::table::{write_table, Counts};
 use morris::value::{Cell, Value};
 use morris::variant::Variant;
-use std::collections::BTreeMap;
+use serde_json::Value as Json;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Stdio};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 mod common;
-use common::{command, morris, ok, text};
-
-/// A failed run: exit code 1 and one line on stderr; returns (stdout, stderr).
-fn fails(db: &Path, args: &[&str]) -> (String, String) {
-    let output = morris(db, args);
-    let (out, err) = (text(&output.stdout), text(&output.stderr));
-    assert_eq!(output.status.code(), Some(1), "morris {args:?}: {out}{err}");
-    assert_eq!(err.lines().count(), 1, "one line expected: {err}");
-    assert!(err.starts_with("morris: error: ") && !err.contains("panicked"), "{err}");
-    (out, err)
-}
-
-/// A fresh directory under the target directory, removed when dropped.
-fn scratch() -> TempDir {
-    tempfile::Builder::new().prefix("cli_solve-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-/// Every file of a directory by name, with its bytes; the lock file
-/// (whose text names the last solver) aside.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_name() != ".lock")
-        .map(|e| (e.file_name().into_string().unwrap(), fs::read(e.path()).unwrap()))
-        .collect()
-}
-
-fn assert_same_tables(a: &Path, b: &Path) {
-    let (a, b) = (files(a), files(b));
-    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "the same files");
-    for (name, bytes) in &a {
-        assert!(name.ends_with(".mtb"), "stray file {name}");
-        assert!(bytes == &b[name], "{name} differs");
-    }
-}
-
-/// Nine solved up to 8 stones with 2 threads, uninterrupted: the
-/// reference the other runs are compared with. Shared by the tests; none
-/// writes to it.
-fn nine_up_to_8() -> &'static Path {
-    static DB: OnceLock<PathBuf> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_solve-nine-8");
-        let _ = fs::remove_dir_all(&dir);
-        ok(&dir, &["solve", "--phase", "moving", "--max-stones", "8", "--threads", "2"]);
-        dir
-    })
-}
+use common::{
+    assert_same_tables, command, fails, fails_with_stdout, field, files, json, nine_up_to_8, ok,
+    scratch, wait_for,
+};
 
 #[test]
 fn tables_do_not_depend_on_the_thread_count() {
@@ -76,17 +29,10 @@ fn tables_do_not_depend_on_the_thread_count() {
     assert_same_tables(one.path(), nine_up_to_8());
 }
 
-/// Polls until `file` appears in `db` while `child` runs, then kills it
+/// Waits until `file` appears in `db` while `child` runs, then kills it
 /// with SIGKILL (`Child::kill` on Unix).
 fn kill_when_created(child: &mut Child, db: &Path, file: &str) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !db.join(file).exists() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("solve ended ({status}) before {file} appeared");
-        }
-        assert!(Instant::now() < deadline, "{file} never appeared");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    wait_for(child, db, file);
     child.kill().unwrap();
     child.wait().unwrap();
 }
@@ -196,28 +142,24 @@ fn verify_passes_on_nine_up_to_8_stones() {
     assert!(out.contains("every value agrees"), "{out}");
 }
 
-/// The fields of the object of `stats --json` for `sector`.
-fn stats_object(json: &str, sector: &str) -> BTreeMap<String, String> {
-    let line = json
-        .lines()
-        .find(|l| l.contains(&format!("\"sector\": \"{sector}\"")))
-        .unwrap_or_else(|| panic!("no {sector} in {json}"));
-    let body = line.trim().trim_end_matches(',').trim_start_matches('{').trim_end_matches('}');
-    body.split(", ")
-        .map(|kv| {
-            let (k, v) = kv.split_once(": ").unwrap();
-            (k.trim_matches('"').to_string(), v.trim_matches('"').to_string())
-        })
-        .collect()
+/// The object for `sector` in `stats`, the parsed `stats --json`.
+fn stats_object<'a>(stats: &'a Json, sector: &str) -> &'a Json {
+    let objects = stats.as_array().unwrap_or_else(|| panic!("not an array: {stats}"));
+    objects
+        .iter()
+        .find(|o| field(o, "sector") == sector)
+        .unwrap_or_else(|| panic!("no {sector} in {stats}"))
 }
 
 #[test]
 fn stats_json_has_the_published_figures_of_nine_3_3() {
-    let json = ok(nine_up_to_8(), &["stats", "--json"]);
-    assert!(json.starts_with("[\n") && json.ends_with("]\n"), "{json}");
-    assert_eq!(json.lines().filter(|l| l.contains("\"sector\"")).count(), 6, "{json}");
-    let three = stats_object(&json, "3-3");
-    let number = |k: &str| three[k].parse::<f64>().unwrap();
+    let text = ok(nine_up_to_8(), &["stats", "--json"]);
+    assert!(text.starts_with("[\n") && text.ends_with("]\n"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.contains("\"sector\"")).count(), 6, "{text}");
+    let stats = json(&text);
+    assert_eq!(stats.as_array().map(Vec::len), Some(6), "one object per sector: {text}");
+    let three = stats_object(&stats, "3-3");
+    let number = |k: &str| field(three, k).as_f64().unwrap_or_else(|| panic!("{k}: {three}"));
     assert_eq!(number("states"), 169_626.0);
     assert_eq!((number("wins"), number("losses"), number("draws")), (140_621.0, 28_736.0, 269.0));
     assert_eq!((number("max_win"), number("max_loss")), (25.0, 26.0));
@@ -226,8 +168,8 @@ fn stats_json_has_the_published_figures_of_nine_3_3() {
     assert!((number("bits_per_state") - bytes * 8.0 / 169_626.0).abs() < 1e-3);
     // Every sector's values add up.
     for sector in ["3-4", "3-5", "4-3", "4-4", "5-3"] {
-        let o = stats_object(&json, sector);
-        let n = |k: &str| o[k].parse::<u64>().unwrap();
+        let o = stats_object(&stats, sector);
+        let n = |k: &str| field(o, k).as_u64().unwrap_or_else(|| panic!("{k}: {o}"));
         assert_eq!(n("wins") + n("losses") + n("draws"), n("states"), "{sector}");
     }
 }
@@ -246,7 +188,7 @@ fn stats_text_lists_the_sectors_and_notes_the_missing_ones() {
 fn stats_and_verify_on_an_empty_database_fail() {
     let db = scratch();
     for command in ["stats", "verify"] {
-        let (_, err) = fails(db.path(), &[command]);
+        let err = fails(db.path(), &[command]);
         assert!(err.contains("no tables of nine") && err.contains("morris solve"), "{err}");
     }
 }
@@ -330,7 +272,7 @@ fn nine_without_flying_solves_and_verifies() {
         solve_and_verify(&["--fly-at", "never"], &["--phase", "moving", "--max-stones", "7"], 3);
     assert!(out.starts_with("nine (no flying)"), "{out}");
     // The tables record their rules: without --fly-at they are refused.
-    let (_, err) = fails(db.path(), &["stats"]);
+    let err = fails(db.path(), &["stats"]);
     assert!(err.contains("nine-3-3.mtb") && err.contains("other rules"), "{err}");
 }
 
@@ -339,7 +281,7 @@ fn solve_refuses_to_overwrite_tables_of_other_rules() {
     let db = scratch();
     ok(db.path(), &["solve", "--phase", "moving", "--max-stones", "6"]);
     let before = files(db.path());
-    let (_, err) =
+    let err =
         fails(db.path(), &["solve", "--phase", "moving", "--max-stones", "6", "--fly-at", "never"]);
     assert!(err.contains("refusing to overwrite") && err.contains("nine-3-3.mtb"), "{err}");
     assert_eq!(files(db.path()), before);
@@ -355,7 +297,7 @@ fn verify_fails_on_a_flipped_byte() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x10;
     fs::write(&path, bytes).unwrap();
-    let (out, err) = fails(db.path(), &["verify"]);
+    let (out, err) = fails_with_stdout(db.path(), &["verify"]);
     assert!(out.contains("3-3      error: ") && out.contains("nine-3-3.mtb"), "{out}");
     assert!(err.contains("verify: 1 of 1 sectors failed (3-3)"), "{err}");
 }
@@ -382,7 +324,7 @@ fn verify_fails_on_a_wrong_value() {
     drop(db);
     write_table(&dir.path().join("nine-3-3.mtb"), &info, &cells).unwrap();
 
-    let (out, err) = fails(dir.path(), &["verify"]);
+    let (out, err) = fails_with_stdout(dir.path(), &["verify"]);
     let line = out.lines().find(|l| l.starts_with("3-3 ")).unwrap();
     assert_ne!(line.split_whitespace().nth(2), Some("0"), "{out}");
     let example = format!("  slot {victim} (");
@@ -398,23 +340,29 @@ fn verify_fails_on_a_wrong_value() {
 #[test]
 fn max_stones_below_the_smallest_pair_fails() {
     let db = scratch();
-    let (_, err) = fails(db.path(), &["solve", "--max-stones", "5"]);
+    let err = fails(db.path(), &["solve", "--max-stones", "5"]);
     assert!(err.contains("--max-stones 5") && err.contains("{3,3}"), "{err}");
 }
 
 #[test]
 fn stats_tsv_matches_the_json_row_for_row() {
     let tsv = ok(nine_up_to_8(), &["stats", "--tsv"]);
-    let json = ok(nine_up_to_8(), &["stats", "--json"]);
+    let stats = json(&ok(nine_up_to_8(), &["stats", "--json"]));
     let mut lines = tsv.lines();
     assert_eq!(lines.next(), Some("sector\tstates\twins\tlosses\tdraws\tmax_win\tmax_loss"));
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 6, "{tsv}");
     for row in rows {
         let fields: Vec<&str> = row.split('\t').collect();
-        let o = stats_object(&json, fields[0]);
+        let o = stats_object(&stats, fields[0]);
         let keys = ["states", "wins", "losses", "draws", "max_win", "max_loss"];
-        let expected: Vec<&str> = keys.iter().map(|k| o[*k].as_str()).collect();
+        let expected: Vec<String> = keys
+            .iter()
+            .map(|k| match field(o, k) {
+                Json::String(s) => s.clone(),
+                value => value.to_string(),
+            })
+            .collect();
         assert_eq!(fields[1..], expected[..], "{row}");
     }
 }
@@ -467,7 +415,7 @@ fn committed_placement_figures_of_nine_agree_with_a_solve() {
     assert!(!out.lines().any(|l| l.starts_with("3-3 ")), "{out}");
     let out = ok(db.path(), &["verify", "--phase", "moving", "--max-stones", "6"]);
     assert!(out.contains("1 sectors, 169626 states checked"), "{out}");
-    let (_, err) = fails(db.path(), &["verify", "--phase", "moving", "--max-stones", "5"]);
+    let err = fails(db.path(), &["verify", "--phase", "moving", "--max-stones", "5"]);
     assert!(err.contains("no table in") && err.lines().count() == 1, "{err}");
     // Slices by stones add up to the whole: 7 and 8 stones, then 9.
     let low =

@@ -1,7 +1,8 @@
 //! The placement search against the placement tables: sampled positions,
 //! the start positions of six and five with every first move and the
 //! perfect-play line `morris query` gives, and the same answers from a
-//! transposition table too small to keep anything.
+//! transposition table too small to keep anything. `morris query` answered
+//! by a search is in `cli_query.rs`.
 
 use morris::database::{Database, Quiet};
 use morris::query::{after, Exactness, Query};
@@ -212,42 +213,4 @@ fn every_first_two_placements_of_six_and_five_match_the_tables() {
             }
         }
     }
-}
-
-/// The binary on six's start without placement tables: the value, every
-/// first placement as a draw without distance, and what the search did on
-/// stderr; the same as JSON.
-#[test]
-fn query_start_by_search_prints_value_moves_and_what_the_search_did() {
-    let db = moving_only(Variant::named("six").unwrap(), 12);
-    let run = |extra: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
-            .args(["--variant", "six", "--db"])
-            .arg(db.dir())
-            .args(["query", "start"])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-    };
-    let (text, err) = run(&[]);
-    assert!(text.contains("value      Draw (proved by a search"), "{text}");
-    assert!(text.contains("moves      16, best first"), "{text}");
-    assert_eq!(text.lines().filter(|l| l.ends_with("  draw")).count(), 16, "{text}");
-    for what in ["placement search (value): ", "placement search (value, moves and line): "] {
-        let line =
-            err.lines().find(|l| l.starts_with(what)).unwrap_or_else(|| panic!("{what} in {err}"));
-        for field in [" nodes, ", " transpositions (", " leaf probes, ", " s in all, "] {
-            assert!(line.contains(field), "{field} in {line}");
-        }
-    }
-    let (json, _) = run(&["--json"]);
-    assert!(json.contains("\"value\": \"draw\",") && json.contains("\"exact\": false,"), "{json}");
-    assert_eq!(json.matches("{\"move\": ").count(), 16, "{json}");
-    assert_eq!(
-        json.matches("\"value\": \"draw\", \"plies\": null, \"position\": ").count(),
-        16,
-        "{json}"
-    );
 }

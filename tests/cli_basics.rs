@@ -1,69 +1,43 @@
 //! The `morris` binary as users and scripts run it: output, exit codes and
 //! error messages.
 
+use serde_json::Value as Json;
 use std::io::Read;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
+
+mod common;
+use common::{command, empty_db, field, json, text};
+
+// These commands need no database: each gets an empty one rather than
+// the default `data/db`, which may hold tables.
 
 fn morris(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args(args)
-        .env_remove("MORRIS_VARIANT")
-        .env_remove("MORRIS_DB")
-        .output()
-        .expect("the binary runs")
+    common::morris(empty_db(), args)
 }
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
-}
-
-/// A successful run's stdout.
 fn ok(args: &[&str]) -> String {
-    let output = morris(args);
-    assert!(output.status.success(), "morris {args:?} failed: {}", stderr(&output));
-    stdout(&output)
+    common::ok(empty_db(), args)
 }
 
-/// A failed run: exit code 1 and one line on stderr, which is returned.
 fn fails(args: &[&str]) -> String {
-    let output = morris(args);
-    assert_eq!(output.status.code(), Some(1), "morris {args:?}: {}", stderr(&output));
-    let err = stderr(&output);
-    assert_eq!(err.lines().count(), 1, "one line expected: {err}");
-    assert!(err.starts_with("morris: error: "), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    err
+    common::fails(empty_db(), args)
 }
 
-/// (sector, slots, states) of each object of `sectors --json`, read with
-/// just enough parsing for its one-object-per-line layout.
-fn parse_sectors_json(json: &str) -> Vec<(String, u64, u64)> {
-    let json = json.trim();
-    assert!(json.starts_with('[') && json.ends_with(']'), "not an array: {json}");
-    json.lines()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .map(|l| (string_field(l, "sector"), number_field(l, "slots"), number_field(l, "states")))
+/// (sector, slots, states) of each object of `sectors --json`, which
+/// prints one object a line.
+fn parse_sectors_json(text: &str) -> Vec<(String, u64, u64)> {
+    let objects = json(text);
+    let objects = objects.as_array().unwrap_or_else(|| panic!("not an array: {text}"));
+    let lines = text.lines().filter(|l| l.trim_start().starts_with('{')).count();
+    assert_eq!(lines, objects.len(), "one object a line: {text}");
+    let number = |o: &Json, key| field(o, key).as_u64().unwrap_or_else(|| panic!("{key}: {o}"));
+    objects
+        .iter()
+        .map(|o| {
+            let sector = field(o, "sector").as_str().unwrap_or_else(|| panic!("sector: {o}"));
+            (sector.to_string(), number(o, "slots"), number(o, "states"))
+        })
         .collect()
-}
-
-fn raw_field<'a>(object: &'a str, key: &str) -> &'a str {
-    let start =
-        object.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("no {key} in {object}"));
-    let rest = object[start + key.len() + 3..].trim_start();
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    rest[..end].trim()
-}
-
-fn string_field(object: &str, key: &str) -> String {
-    raw_field(object, key).trim_matches('"').to_string()
-}
-
-fn number_field(object: &str, key: &str) -> u64 {
-    raw_field(object, key).parse().unwrap_or_else(|e| panic!("{key} in {object}: {e}"))
 }
 
 #[test]
@@ -105,12 +79,10 @@ fn sectors_table_ends_with_the_total() {
 
 #[test]
 fn variant_comes_from_the_environment_too() {
-    let output = Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args(["show", "start"])
-        .env("MORRIS_VARIANT", "six")
-        .output()
-        .unwrap();
-    assert!(stdout(&output).contains("......../........ w 6 6"), "{}", stdout(&output));
+    let output =
+        command(empty_db(), &["show", "start"]).env("MORRIS_VARIANT", "six").output().unwrap();
+    let out = text(&output.stdout);
+    assert!(out.contains("......../........ w 6 6"), "{out}");
 }
 
 #[test]
@@ -175,9 +147,7 @@ fn usage_errors_exit_with_2() {
 #[test]
 fn closed_stdout_pipe_exits_quietly() {
     for args in [&["sectors", "--phase", "all"][..], &["show", "start"][..]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_morris"))
-            .args(args)
-            .env_remove("MORRIS_VARIANT")
+        let mut child = command(empty_db(), args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
