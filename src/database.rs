@@ -18,6 +18,7 @@ pub mod checkpoint;
 pub mod lock;
 pub mod space;
 
+use crate::atomic_file::write_atomically;
 use crate::index::{Indexer, Sector, INDEX_VERSION};
 use crate::position::State;
 use crate::solve::moving::chunk_count;
@@ -146,10 +147,6 @@ impl Database {
     /// pair's first sector.
     pub fn checkpoint_path(&self, pair: MovingPair) -> PathBuf {
         self.dir.join(format!("{}-{}.ckpt", self.variant.name(), pair.sectors()[0]))
-    }
-
-    fn checkpoint_tmp(&self, pair: MovingPair) -> PathBuf {
-        self.dir.join(format!("{}-{}.ckpt.tmp", self.variant.name(), pair.sectors()[0]))
     }
 
     /// The table of `sector`, opened once and kept.
@@ -506,7 +503,7 @@ impl Database {
     fn write(
         &self,
         sector: Sector,
-        counts: crate::table::Counts,
+        counts: crate::stats::Counts,
         cells: &[u16],
     ) -> Result<(), DbError> {
         let info = TableInfo {
@@ -758,25 +755,22 @@ impl Database {
         Ok(ResumePoint { depth: header.depth, sides })
     }
 
-    /// Writes the checkpoint of a pair: to `.tmp`, then renamed, then the
-    /// directory synced.
-    fn write_checkpoint(
+    /// Writes the checkpoint of a pair, replacing the one there atomically.
+    pub(crate) fn write_checkpoint(
         &self,
         pair: MovingPair,
         cells: &[&[u8]],
         point: &ResumePoint,
     ) -> Result<(), DbError> {
-        let (tmp, path) = (self.checkpoint_tmp(pair), self.checkpoint_path(pair));
-        if let Err(source) =
-            checkpoint::write(&tmp, self.checkpoint_header(pair, point.depth), cells, &point.sides)
-        {
-            let _ = fs::remove_file(&tmp);
-            return Err(DbError::Io { path: tmp, op: "write the checkpoint", source });
-        }
-        fs::rename(&tmp, &path).map_err(io_error(&path, "rename the checkpoint into place"))?;
-        fs::File::open(&self.dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io_error(&self.dir, "sync the directory"))
+        let header = self.checkpoint_header(pair, point.depth);
+        write_atomically(
+            &self.checkpoint_path(pair),
+            |file, tmp| {
+                checkpoint::write(file, header, cells, &point.sides)
+                    .map_err(io_error(tmp, "write the checkpoint"))
+            },
+            |path, op, source| DbError::Io { path: path.to_owned(), op, source },
+        )
     }
 }
 

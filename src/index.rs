@@ -810,7 +810,7 @@ mod tests {
     /// Lane sets with ties, equal lanes and the top bit set (the vector
     /// paths compare unsigned), from a fixed pseudo-random sequence.
     fn sample_images() -> Vec<Images> {
-        let mut rng = crate::table::SplitMix64(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::testing::SplitMix64(0x9e37_79b9_7f4a_7c15);
         (0..100_000)
             .map(|_| {
                 let spread = [u32::MAX, 1 << 31 | 0xff, 15, 1][(rng.next() % 4) as usize];

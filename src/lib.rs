@@ -52,5 +52,10 @@ pub mod game;
 pub mod query;
 pub mod search;
 pub mod solve;
+pub mod stats;
 pub mod table;
+#[doc(hidden)]
+pub mod testing;
 pub mod verify;
+
+mod atomic_file;

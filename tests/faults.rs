@@ -490,7 +490,8 @@ fn morris_query_reports_damage_in_one_line_naming_the_file() {
 
 #[test]
 fn a_wrong_value_under_good_checksums_is_caught_by_the_query_check() {
-    use morris::table::{write_table, Counts, TableInfo};
+    use morris::stats::Counts;
+    use morris::table::{write_table, TableInfo};
     use morris::value::Cell;
     let v = nine();
     let dir = copy();

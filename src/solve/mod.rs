@@ -7,8 +7,6 @@ pub mod placement;
 pub mod plan;
 
 use crate::index::Sector;
-use crate::table::Counts;
-use crate::value::Value;
 use crate::variant::Variant;
 
 pub use moving::{solve_pair, ChunkMarks, PairReport, ResumePoint, SolvedSector, WorkingSector};
@@ -30,34 +28,6 @@ pub enum SolveError {
     Interrupted(String),
     #[error("sector {0}: the resume point does not fit the pair")]
     BadResume(String),
-}
-
-/// Adds one state of value `value` to `counts`.
-pub fn tally(counts: &mut Counts, value: Value) {
-    counts.states += 1;
-    match value {
-        Value::Win(d) => {
-            counts.wins += 1;
-            counts.max_win = counts.max_win.max(d);
-        }
-        Value::Loss(d) => {
-            counts.losses += 1;
-            counts.max_loss = counts.max_loss.max(d);
-        }
-        Value::Draw => counts.draws += 1,
-    }
-}
-
-/// The sum of two sets of counts.
-pub fn add_counts(a: Counts, b: Counts) -> Counts {
-    Counts {
-        states: a.states + b.states,
-        wins: a.wins + b.wins,
-        losses: a.losses + b.losses,
-        draws: a.draws + b.draws,
-        max_win: a.max_win.max(b.max_win),
-        max_loss: a.max_loss.max(b.max_loss),
-    }
 }
 
 /// Reports the progress of long work; the binary draws it, tests ignore it.

@@ -39,9 +39,10 @@
 //! [`Progress::checkpoint`] and can hand it back to [`solve_pair`], which
 //! then skips `init` and the levels already done.
 
-use super::{add_counts, tally, Progress, SolveError};
+use super::{Progress, SolveError};
 use crate::index::{Images, Indexer, PointImages, Sector, SectorIndex};
-use crate::table::Counts;
+use crate::stats::Counts;
+use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;

@@ -5,7 +5,7 @@ use anyhow::Result;
 use morris::database::Database;
 use morris::index::Sector;
 use morris::sectors::{moving_sectors, placement_sectors};
-use morris::table::{Counts, Distances};
+use morris::stats::{Counts, Distances};
 use std::io::Write;
 
 #[derive(clap::Args)]
@@ -207,7 +207,7 @@ fn write_text(
         label: format!("{} sectors", rows.len()),
         counts: rows
             .iter()
-            .fold(Counts::default(), |a, r| morris::solve::add_counts(a, r.counts.clone())),
+            .fold(Counts::default(), |a, r| morris::stats::add_counts(a, r.counts.clone())),
         bytes: rows.iter().map(|r| r.bytes).sum(),
     };
     writeln!(
