@@ -2,6 +2,7 @@
 //! solvers themselves. Nothing here opens a file: tables come in and go
 //! out as slices, and the [`crate::database`] module stores them.
 
+pub mod driver;
 pub mod moving;
 pub mod placement;
 pub mod plan;
