@@ -49,33 +49,100 @@ pub const DEFAULT_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(300);
 /// Error of the database layer; every message names the file or sector.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
+    /// A table that cannot be written, opened or read.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// The solver refused or failed.
     #[error(transparent)]
     Solve(#[from] SolveError),
+    /// A file or directory operation that failed.
     #[error("{}: {op}: {source}", path.display())]
-    Io { path: PathBuf, op: &'static str, source: std::io::Error },
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What was being done.
+        op: &'static str,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// A sector that has no table.
     #[error("sector {sector} of {variant} is not in the database {}: run `morris solve --variant {variant}{rules} --max-stones {stones} --db {}`", dir.display(), dir.display())]
-    Missing { sector: String, variant: String, rules: String, stones: u32, dir: PathBuf },
-    #[error("cannot start {threads} threads: {why}")]
-    Threads { threads: usize, why: String },
-    #[error("database {} is being solved by {holder}", dir.display())]
-    Busy { dir: PathBuf, holder: String },
-    #[error("job {job} is being solved in {} by {holder}", dir.display())]
-    JobBusy { job: String, dir: PathBuf, holder: String },
-    #[error("job {job} of {variant} needs sector {sector}, which is not in the database {}: solve job {needed} first (`morris solve --variant {variant}{rules} --job {needed} --db {}`)", dir.display(), dir.display())]
-    MissingDependency {
-        job: String,
-        variant: String,
-        rules: String,
+    Missing {
+        /// The sector.
         sector: String,
-        needed: String,
+        /// The variant's name.
+        variant: String,
+        /// The `--fly-at` option the solve command needs, if any.
+        rules: String,
+        /// The `--max-stones` of the solve command that makes it.
+        stones: u32,
+        /// The database directory.
         dir: PathBuf,
     },
+    /// The thread pool could not start.
+    #[error("cannot start {threads} threads: {why}")]
+    Threads {
+        /// Threads asked for.
+        threads: usize,
+        /// Why the pool could not start.
+        why: String,
+    },
+    /// Another process solves into the directory.
+    #[error("database {} is being solved by {holder}", dir.display())]
+    Busy {
+        /// The database directory.
+        dir: PathBuf,
+        /// Who holds its lock.
+        holder: String,
+    },
+    /// Another process solves the same job.
+    #[error("job {job} is being solved in {} by {holder}", dir.display())]
+    JobBusy {
+        /// The job.
+        job: String,
+        /// The database directory.
+        dir: PathBuf,
+        /// Who holds the job's lock.
+        holder: String,
+    },
+    /// A job whose dependencies are not all solved.
+    #[error("job {job} of {variant} needs sector {sector}, which is not in the database {}: solve job {needed} first (`morris solve --variant {variant}{rules} --job {needed} --db {}`)", dir.display(), dir.display())]
+    MissingDependency {
+        /// The job refused.
+        job: String,
+        /// The variant's name.
+        variant: String,
+        /// The `--fly-at` option the solve command needs, if any.
+        rules: String,
+        /// The sector it reads that has no table.
+        sector: String,
+        /// The job that makes that table.
+        needed: String,
+        /// The database directory.
+        dir: PathBuf,
+    },
+    /// The directory cannot be written.
     #[error("database {} is not writable, so it cannot be solved into (queries still work): {source}", dir.display())]
-    ReadOnly { dir: PathBuf, source: std::io::Error },
+    ReadOnly {
+        /// The database directory.
+        dir: PathBuf,
+        /// Why it cannot be written.
+        source: std::io::Error,
+    },
+    /// Not enough free disk space.
     #[error("not enough space in {} for {what}: it needs {needed} bytes ({why}), {free} are free; free some and run the same command again", dir.display())]
-    NoSpace { dir: PathBuf, what: String, why: &'static str, needed: u64, free: u64 },
+    NoSpace {
+        /// The database directory.
+        dir: PathBuf,
+        /// What was to be written.
+        what: String,
+        /// What the bytes needed are for.
+        why: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes free.
+        free: u64,
+    },
     /// The progress asked to stop; the text says where the run stopped.
     #[error("{0}")]
     Interrupted(String),
@@ -120,14 +187,17 @@ impl Database {
         self
     }
 
+    /// The variant, with its rules.
     pub fn variant(&self) -> &Variant {
         &self.variant
     }
 
+    /// The index of the variant's board.
     pub fn indexer(&self) -> &Indexer {
         &self.indexer
     }
 
+    /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -20,9 +20,13 @@ pub const INDEX_VERSION: u32 = 1;
 /// the side to move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sector {
+    /// Stones of the side to move on the board.
     pub mover: u8,
+    /// Stones of the other side on the board.
     pub opponent: u8,
+    /// Stones of the side to move in hand.
     pub mover_hand: u8,
+    /// Stones of the other side in hand.
     pub opponent_hand: u8,
 }
 
@@ -96,6 +100,7 @@ impl Binomials {
         Binomials(c)
     }
 
+    /// n choose k.
     #[inline(always)]
     pub fn get(&self, n: u32, k: u32) -> u64 {
         self.0[n as usize][k as usize]
@@ -337,6 +342,7 @@ impl Indexer {
         Indexer { syms, points, all: board.all(), classes, subsets, images }
     }
 
+    /// The symmetries of the board.
     pub fn symmetries(&self) -> &Symmetries {
         &self.syms
     }

@@ -118,11 +118,27 @@ pub enum QueryError {
     Notation(#[from] NotationError),
     /// A move that parses but cannot be played in the position.
     #[error("move '{text}' is not legal in {position}: {why}")]
-    Illegal { text: String, position: String, why: String },
+    Illegal {
+        /// The move as given.
+        text: String,
+        /// The position, in notation.
+        position: String,
+        /// Why the move cannot be played.
+        why: String,
+    },
     /// Stored values that contradict each other: a position's value and the
     /// best of its moves' values differ.
     #[error("{}: the tables disagree: {position} is stored as {stored}, but its best move gives {from_moves} (damaged tables? run `morris verify`)", path.display())]
-    Inconsistent { path: PathBuf, position: String, stored: Value, from_moves: Value },
+    Inconsistent {
+        /// The table of the position.
+        path: PathBuf,
+        /// The position, in notation.
+        position: String,
+        /// Its stored value.
+        stored: Value,
+        /// The value its best move gives.
+        from_moves: Value,
+    },
 }
 
 /// Queries on the tables of one database.

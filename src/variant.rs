@@ -16,12 +16,20 @@ pub type Point = u8;
 /// Error building or selecting a variant.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum VariantError {
+    /// A variant name that is not known.
     #[error("unknown variant '{0}' (known: nine, twelve, eleven, six, five, lasker, morabaraba)")]
     Unknown(String),
+    /// A `--fly-at` that is neither a number nor `never`.
     #[error("invalid flying threshold '{0}' (expected a number of stones or 'never')")]
     BadFlyAt(String),
+    /// A board description that is not a board.
     #[error("board {board}: {what}")]
-    BadBoard { board: String, what: String },
+    BadBoard {
+        /// The board's name.
+        board: String,
+        /// What is wrong with it.
+        what: String,
+    },
 }
 
 /// The board graph: points with their names, adjacency and mills.
@@ -285,6 +293,7 @@ pub fn points(mut set: Bits) -> impl Iterator<Item = Point> {
 /// When a player may fly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Flying {
+    /// Nobody flies.
     Never,
     /// With at most this many stones on the board and none in hand.
     AtMost(u8),
@@ -356,10 +365,12 @@ impl Variant {
         self
     }
 
+    /// The variant's name, as `--variant` takes it.
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// The board.
     pub fn board(&self) -> &Board {
         &self.board
     }
@@ -369,6 +380,7 @@ impl Variant {
         self.stones
     }
 
+    /// When a player may fly.
     pub fn flying(&self) -> Flying {
         self.flying
     }

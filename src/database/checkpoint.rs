@@ -28,20 +28,28 @@ const MAX_HEADER: u32 = 1 << 16;
 /// What a checkpoint is of; all of it must match for the file to be used.
 #[derive(Clone, Debug, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Header {
+    /// Version of the checkpoint layout.
     pub version: u32,
+    /// A fixed number, as written by the machine: its byte order.
     pub byte_order: u16,
+    /// The rules the pair is solved under.
     pub rules: String,
     /// The pair's sectors, and per sector its slots and chunks.
     pub sectors: Vec<String>,
+    /// Version of the index scheme.
     pub index_version: u32,
+    /// Slots per sector.
     pub slots: Vec<u64>,
+    /// Chunks per sector.
     pub chunks: Vec<u64>,
     /// The levels before this depth are done.
     pub depth: u16,
+    /// CRC-32 of the body.
     pub crc: u32,
 }
 
 impl Header {
+    /// The header of a checkpoint at `depth` (its CRC still to be filled in).
     pub fn new(
         rules: String,
         sectors: Vec<String>,

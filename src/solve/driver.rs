@@ -464,6 +464,7 @@ fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, DbError> {
 pub enum JobOutcome {
     /// Its tables were all there: nothing was done.
     AlreadySolved,
+    /// It was solved; what that took.
     Solved(PairReport),
 }
 
@@ -481,7 +482,9 @@ pub trait PairProgress: Sync {
     /// Something the run did that the user should know about (leftovers
     /// removed, a checkpoint resumed from).
     fn note(&self, _line: &str) {}
+    /// A pair (or placement sector) starts: number `number` of `of`.
     fn begin_pair(&self, _pair: &str, _number: usize, _of: usize) {}
+    /// A pair (or placement sector) is done, with what it took.
     fn end_pair(&self, _pair: &str, _report: &PairReport) {}
     /// Where the phases of the current pair report.
     fn phases(&self) -> &dyn Progress;

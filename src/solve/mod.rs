@@ -15,18 +15,28 @@ pub use moving::{solve_pair, ChunkMarks, PairReport, ResumePoint, SolvedSector, 
 /// Error while solving.
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError {
+    /// Working tables that do not fit the pair.
     #[error("sector pair {0}: the working tables do not match the sectors")]
     BadPair(String),
+    /// A sector read before it is solved.
     #[error("sector {0} must be solved first")]
     Unsolved(String),
+    /// Placement with moves while placing, which this solver does not handle.
     #[error("sector {0}: players may move while placing, so placement sectors have cycles; this solver handles acyclic placement only")]
     Cyclic(String),
+    /// A distance too long for a cell.
     #[error("sector {sector}: a distance exceeds {limit} plies, more than a cell holds")]
-    DepthOverflow { sector: String, limit: u16 },
+    DepthOverflow {
+        /// The sector.
+        sector: String,
+        /// The longest distance a cell holds.
+        limit: u16,
+    },
     /// [`Progress::cancelled`] said stop, or [`Progress::checkpoint`]
     /// could not store a checkpoint; the working cells are then of no use.
     #[error("sector {0}: interrupted")]
     Interrupted(String),
+    /// A resume point that does not fit the pair.
     #[error("sector {0}: the resume point does not fit the pair")]
     BadResume(String),
 }
@@ -64,7 +74,9 @@ impl Progress for Silent {}
 /// A moving-phase sector pair: `m-o` and `o-m` (one sector when `m == o`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MovingPair {
+    /// Stones of the side with more stones.
     pub larger: u8,
+    /// Stones of the side with fewer stones.
     pub smaller: u8,
 }
 
@@ -88,6 +100,7 @@ impl MovingPair {
             .collect()
     }
 
+    /// Stones on the board, both sides together.
     pub fn stones(&self) -> u32 {
         (self.larger + self.smaller) as u32
     }

@@ -20,7 +20,9 @@ const CHUNK: u64 = 1 << 14;
 
 /// A solved sector that placements lead to.
 pub struct Successor<'a> {
+    /// The sector.
     pub sector: Sector,
+    /// Its cells.
     pub cells: &'a [u16],
 }
 

@@ -41,35 +41,94 @@ pub struct TableInfo {
     pub index_version: u32,
     /// Number of cells.
     pub slots: u64,
+    /// Wins, losses and draws among its states.
     pub counts: Counts,
 }
 
 /// A table that cannot be written, opened or read; every message names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
+    /// A file operation that failed.
     #[error("{}: cannot {op}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What was being done.
         op: &'static str,
+        /// Why it failed.
         #[source]
         source: io::Error,
     },
+    /// Not a table file.
     #[error("{}: not a morris table (wrong magic bytes)", path.display())]
-    BadMagic { path: PathBuf },
+    BadMagic {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A table of another format version.
     #[error("{}: table format version {found} is not supported (this build reads version {FORMAT_VERSION})", path.display())]
-    UnsupportedVersion { path: PathBuf, found: u32 },
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: u32,
+    },
+    /// A table solved under other rules.
     #[error("{}: table was solved under other rules: it says {found:?}, expected {expected:?}", path.display())]
-    WrongRules { path: PathBuf, expected: String, found: String },
+    WrongRules {
+        /// The file.
+        path: PathBuf,
+        /// The rules asked for.
+        expected: String,
+        /// The rules it holds.
+        found: String,
+    },
+    /// A table of another sector.
     #[error("{}: table holds sector {found}, expected sector {expected}", path.display())]
-    WrongSector { path: PathBuf, expected: String, found: String },
+    WrongSector {
+        /// The file.
+        path: PathBuf,
+        /// The sector asked for.
+        expected: String,
+        /// The sector it holds.
+        found: String,
+    },
+    /// A file longer or shorter than its header says.
     #[error("{}: file is {found} bytes, its header and offset table say {expected} (truncated or trailing bytes)", path.display())]
-    Length { path: PathBuf, expected: u64, found: u64 },
+    Length {
+        /// The file.
+        path: PathBuf,
+        /// Bytes its header and offsets say.
+        expected: u64,
+        /// Bytes it has.
+        found: u64,
+    },
+    /// Bytes that fail a check.
     #[error("{}: corrupt table: {what}", path.display())]
-    Corrupt { path: PathBuf, what: String },
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// An index past the last slot.
     #[error("{}: index {index} is out of range (the table has {slots} slots)", path.display())]
-    OutOfRange { path: PathBuf, index: u64, slots: u64 },
+    OutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// The index asked for.
+        index: u64,
+        /// Slots in the table.
+        slots: u64,
+    },
+    /// Cells and counts that do not make a table.
     #[error("{}: refusing to write table: {what}", path.display())]
-    BadInput { path: PathBuf, what: String },
+    BadInput {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
 }
 
 /// The first fields of `Header`, decodable before knowing whether the rest
