@@ -47,6 +47,9 @@ pub use crate::solve::driver::{JobOutcome, PairProgress, PlacementSummary, Quiet
 pub const DEFAULT_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(300);
 
 /// Error of the database layer; every message names the file or sector.
+///
+/// Kept small (no variant over 128 bytes; jobs and sectors are stored as
+/// such, not as text) because every probe of a table returns it.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     /// A table that cannot be written, opened or read.
@@ -109,15 +112,15 @@ pub enum DbError {
     #[error("job {job} of {variant} needs sector {sector}, which is not in the database {}: solve job {needed} first (`morris solve --variant {variant}{rules} --job {needed} --db {}`)", dir.display(), dir.display())]
     MissingDependency {
         /// The job refused.
-        job: String,
+        job: Job,
         /// The variant's name.
         variant: String,
         /// The `--fly-at` option the solve command needs, if any.
         rules: String,
         /// The sector it reads that has no table.
-        sector: String,
+        sector: Sector,
         /// The job that makes that table.
-        needed: String,
+        needed: Job,
         /// The database directory.
         dir: PathBuf,
     },

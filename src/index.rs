@@ -819,9 +819,9 @@ mod tests {
         let mut rng = crate::testing::SplitMix64(0x9e37_79b9_7f4a_7c15);
         (0..100_000)
             .map(|_| {
-                let spread = [u32::MAX, 1 << 31 | 0xff, 15, 1][(rng.next() % 4) as usize];
-                let base = [0, 1 << 31, u32::MAX - 15][(rng.next() % 3) as usize];
-                Images(std::array::from_fn(|_| base.wrapping_add(rng.next() as u32 % spread)))
+                let spread = [u32::MAX, 1 << 31 | 0xff, 15, 1][(rng.next_u64() % 4) as usize];
+                let base = [0, 1 << 31, u32::MAX - 15][(rng.next_u64() % 3) as usize];
+                Images(std::array::from_fn(|_| base.wrapping_add(rng.next_u64() as u32 % spread)))
             })
             .collect()
     }

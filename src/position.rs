@@ -279,12 +279,12 @@ impl Position {
             for q in points(board.adjacent(p)).filter(|&q| q > p) {
                 let ((x0, y0), (x1, y1)) = (at(p), at(q));
                 if y0 == y1 {
-                    for x in x0.min(x1) + 1..x0.max(x1) {
-                        canvas[y0][x] = '-';
+                    for cell in &mut canvas[y0][x0.min(x1) + 1..x0.max(x1)] {
+                        *cell = '-';
                     }
                 } else if x0 == x1 {
-                    for y in y0.min(y1) + 1..y0.max(y1) {
-                        canvas[y][x0] = '|';
+                    for row in &mut canvas[y0.min(y1) + 1..y0.max(y1)] {
+                        row[x0] = '|';
                     }
                 } else {
                     let falling = (x1 > x0) == (y1 > y0);

@@ -39,7 +39,7 @@ fn synthetic_value(rng: &mut SplitMix64) -> u16 {
     }
     let win = class < 0.7;
     let depth = if rng.chance(1.0 / 500.0) {
-        let d = 1 + (rng.next() % 300) as u16;
+        let d = 1 + (rng.next_u64() % 300) as u16;
         if (d % 2 == 1) == win {
             d
         } else {
@@ -61,7 +61,7 @@ pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
     /// The next number of the sequence.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -71,7 +71,7 @@ impl SplitMix64 {
 
     /// Uniform in [0, 1).
     fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     fn chance(&mut self, p: f64) -> bool {

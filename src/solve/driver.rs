@@ -53,7 +53,7 @@ impl Database {
             progress.note(&note);
         }
         let pool = thread_pool(threads)?;
-        let pairs = moving_pairs(&self.variant(), max_stones);
+        let pairs = moving_pairs(self.variant(), max_stones);
         let mut summary = SolveSummary::default();
         for (i, pair) in pairs.iter().enumerate() {
             if pair.sectors().iter().all(|&s| self.has(s)) {
@@ -85,7 +85,7 @@ impl Database {
             progress.note(&note);
         }
         let pool = thread_pool(threads)?;
-        let sectors = placement_order(&self.variant(), max_stones);
+        let sectors = placement_order(self.variant(), max_stones);
         let mut summary = PlacementSummary::default();
         let mut loaded: Vec<(Sector, HugeCells)> = Vec::new();
         for (i, &sector) in sectors.iter().enumerate() {
@@ -142,8 +142,8 @@ impl Database {
             .map_err(io_error(&self.table_path(sector), "allocate memory for the working cells"))?;
         let result = pool.install(|| {
             placement::solve_sector(
-                &self.variant(),
-                &self.indexer(),
+                self.variant(),
+                self.indexer(),
                 sector,
                 &successors,
                 &mut cells,
@@ -194,9 +194,9 @@ impl Database {
         progress: &dyn PairProgress,
     ) -> Result<JobOutcome, DbError> {
         self.create_dir()?;
-        let _shared = lock::lock_shared(&self.dir())?;
+        let _shared = lock::lock_shared(self.dir())?;
         let _own = lock::lock_job(
-            &self.dir(),
+            self.dir(),
             &format!("{}-{job}", self.variant().name()),
             &job.to_string(),
         )?;
@@ -233,11 +233,11 @@ impl Database {
 
     fn missing_dependency(&self, job: Job, sector: Sector) -> DbError {
         DbError::MissingDependency {
-            job: job.to_string(),
+            job,
             variant: self.variant().name().to_string(),
             rules: self.rules_option(),
-            sector: sector.to_string(),
-            needed: Job::of_sector(sector).to_string(),
+            sector,
+            needed: Job::of_sector(sector),
             dir: self.dir().to_path_buf(),
         }
     }
@@ -286,8 +286,8 @@ impl Database {
         let loaded = began.elapsed();
         let result = pool.install(|| {
             super::solve_pair(
-                &self.variant(),
-                &self.indexer(),
+                self.variant(),
+                self.indexer(),
                 &sides,
                 &solved,
                 &hooks,
@@ -328,7 +328,7 @@ impl Database {
     fn working_memory(&self, sector: Sector) -> Result<MmapMut, DbError> {
         let bytes = self.indexer().sector(sector).slots().max(1) as usize * 2;
         let map = MmapMut::map_anon(bytes)
-            .map_err(io_error(&self.dir(), "allocate the working memory"))?;
+            .map_err(io_error(self.dir(), "allocate the working memory"))?;
         // Only advice: a kernel without huge pages runs the same, slower.
         let _ = map.advise(memmap2::Advice::HugePage);
         Ok(map)

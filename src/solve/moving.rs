@@ -514,7 +514,7 @@ impl<'a> Pair<'a> {
     /// makes them wins, a win counts them down.
     #[inline]
     fn update(&self, partner: &Side, batch: &Batch, depth: u16) {
-        if depth % 2 == 0 {
+        if depth.is_multiple_of(2) {
             let win = self.decided(depth as u32 + 1);
             for &p in batch.slots() {
                 self.mark_win(partner, p, win);

@@ -52,7 +52,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         eprint!("\rsearching the placement phase: {} ", summary(stats));
     };
     let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
-    let query = Query::with_search(&db, options, &report);
+    let query = Query::with_search(db, options, &report);
     let end_progress = |what: &str| {
         if reported.replace(false) {
             eprintln!();
