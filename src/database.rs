@@ -235,6 +235,22 @@ impl Database {
         Ok(table)
     }
 
+    /// Whether `sector` has a table file, whether or not it opens.
+    pub(crate) fn has_file(&self, sector: Sector) -> bool {
+        self.table_path(sector).exists()
+    }
+
+    /// Takes the locks one job of the plan holds while it runs (the
+    /// directory's, shared, and the job's own), creating the directory
+    /// first; they are held while the returned value lives.
+    pub(crate) fn lock_job(&self, job: Job) -> Result<[lock::DirLock; 2], DbError> {
+        self.create_dir()?;
+        let shared = lock::lock_shared(&self.dir)?;
+        let own =
+            lock::lock_job(&self.dir, &format!("{}-{job}", self.variant.name()), &job.to_string())?;
+        Ok([shared, own])
+    }
+
     /// Whether `sector` has a table that opens under these rules.
     pub fn has(&self, sector: Sector) -> bool {
         self.table(sector).is_ok()
@@ -502,13 +518,29 @@ impl Database {
         JobNeeds { memory: cells(job.sectors()) + cells(job.reads()), disk }
     }
 
+    /// Whether `pair` has a checkpoint file.
+    pub(crate) fn has_checkpoint(&self, pair: MovingPair) -> bool {
+        self.checkpoint_path(pair).exists()
+    }
+
+    /// Removes the checkpoint of `pair`, if it has one.
+    pub(crate) fn remove_checkpoint(&self, pair: MovingPair) -> Result<(), DbError> {
+        let path = self.checkpoint_path(pair);
+        if path.exists() {
+            fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
+        }
+        Ok(())
+    }
+
+    /// The resume point of the checkpoint of `pair`, its cells read into
+    /// `maps`, or why it cannot be used.
     pub(crate) fn read_checkpoint(
         &self,
         pair: MovingPair,
-        path: &Path,
         maps: &mut [MmapMut],
     ) -> Result<ResumePoint, String> {
-        let (header, input) = checkpoint::read_header(path).map_err(|e| e.to_string())?;
+        let path = self.checkpoint_path(pair);
+        let (header, input) = checkpoint::read_header(&path).map_err(|e| e.to_string())?;
         if let Some(why) = header.mismatch(&self.checkpoint_header(pair, 0)) {
             return Err(why);
         }

@@ -9,7 +9,6 @@
 //! [`Database::solve_job`]), so that a caller holds one value for a
 //! directory, whether it reads or solves.
 
-use std::fs;
 use std::sync::atomic::AtomicU16;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -22,7 +21,7 @@ use super::{
     moving_pairs, placement_order, MovingPair, PairReport, Progress, ResumePoint, SolveError,
     SolvedSector, WorkingSector,
 };
-use crate::database::{io_error, lock, Database, DbError, HugeCells};
+use crate::database::{io_error, Database, DbError, HugeCells};
 use crate::index::Sector;
 use crate::table::max_table_bytes;
 
@@ -193,17 +192,11 @@ impl Database {
         threads: usize,
         progress: &dyn PairProgress,
     ) -> Result<JobOutcome, DbError> {
-        self.create_dir()?;
-        let _shared = lock::lock_shared(self.dir())?;
-        let _own = lock::lock_job(
-            self.dir(),
-            &format!("{}-{job}", self.variant().name()),
-            &job.to_string(),
-        )?;
+        let _locks = self.lock_job(job)?;
         // A table of the job that exists but does not open (other rules,
         // damage) is an error, not something to overwrite.
         let present: Vec<Sector> =
-            job.sectors().into_iter().filter(|&s| self.table_path(s).exists()).collect();
+            job.sectors().into_iter().filter(|&s| self.has_file(s)).collect();
         for &sector in &present {
             self.table(sector)?;
         }
@@ -211,7 +204,7 @@ impl Database {
             return Ok(JobOutcome::AlreadySolved);
         }
         for sector in job.reads() {
-            if !self.table_path(sector).exists() {
+            if !self.has_file(sector) {
                 return Err(self.missing_dependency(job, sector));
             }
             self.table(sector)?;
@@ -312,10 +305,7 @@ impl Database {
         }
         report.write = writing.elapsed();
         // Only now that both tables are in place is the checkpoint useless.
-        let path = self.checkpoint_path(pair);
-        if path.exists() {
-            fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
-        }
+        self.remove_checkpoint(pair)?;
         Ok(report)
     }
 
@@ -343,11 +333,10 @@ impl Database {
         maps: &mut [MmapMut],
         progress: &dyn PairProgress,
     ) -> Result<Option<ResumePoint>, DbError> {
-        let path = self.checkpoint_path(pair);
-        if !path.exists() {
+        if !self.has_checkpoint(pair) {
             return Ok(None);
         }
-        match self.read_checkpoint(pair, &path, maps) {
+        match self.read_checkpoint(pair, maps) {
             Ok(point) => {
                 progress.note(&format!(
                     "pair {pair}: resuming from its checkpoint at depth {}",
@@ -356,7 +345,7 @@ impl Database {
                 Ok(Some(point))
             }
             Err(why) => {
-                fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
+                self.remove_checkpoint(pair)?;
                 progress.note(&format!("pair {pair}: removed its checkpoint ({why}); the pair starts from its beginning"));
                 Ok(None)
             }

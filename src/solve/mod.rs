@@ -1,6 +1,7 @@
-//! Retrograde analysis: which sectors to solve in which order, and the
-//! solvers themselves. Nothing here opens a file: tables come in and go
-//! out as slices, and the [`crate::database`] module stores them.
+//! Retrograde analysis: which sectors to solve in which order, the
+//! solvers themselves, and the [`driver`] that runs them over a database.
+//! Nothing here opens a file: tables come in and go out as slices, and the
+//! [`crate::database`] module stores them.
 
 pub mod driver;
 pub mod moving;
