@@ -21,8 +21,8 @@
 //!
 //! # Why this encoding
 //!
-//! Measured on `synthetic_cells` ([`crate::testing`]) (about 2.7 bits/slot at the settings
-//! chosen): splitting each block into a low-byte and a high-byte plane saves
+//! Measured on `testing::synthetic_cells` (about 2.7 bits/slot at the
+//! settings chosen): splitting each block into a low-byte and a high-byte plane saves
 //! about 0.6 bits/slot over interleaved `u16`s, because the high plane is
 //! almost all zero and compresses to nearly nothing while the low plane gets
 //! byte-sized symbols. Remapping values by frequency rank gained nothing
