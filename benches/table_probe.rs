@@ -1,6 +1,6 @@
 //! Figures for the table format: bits per slot, cost of a probe that misses
 //! the block cache, and write / read / verify throughput, on the synthetic
-//! model of `morris::table::synthetic_cells`.
+//! model of `morris::testing::synthetic_cells`.
 //!
 //! Stable Rust has no `#[bench]`, so this is a test target that prints:
 //!
@@ -10,7 +10,9 @@
 
 use std::time::Instant;
 
-use morris::table::{synthetic_cells, write_table_with, Counts, Table, TableInfo, WriteOptions};
+use morris::stats::Counts;
+use morris::table::{write_table_with, Table, TableInfo, WriteOptions};
+use morris::testing::synthetic_cells;
 
 const SLOTS: usize = 1 << 23;
 

@@ -1,5 +1,7 @@
-//! A database directory: one table file per sector, the working files of
-//! the pair being solved, and the driver that solves what is missing.
+//! A database directory: one table file per sector and the working files
+//! of the pair being solved. The driver that solves what is missing is
+//! [`crate::solve::driver`]; it gets its tables from here and hands the
+//! finished ones back.
 //!
 //! A finished sector is written to a temporary file and renamed into
 //! place, so a killed run leaves either a complete table or none; the next
@@ -18,15 +20,13 @@ pub mod checkpoint;
 pub mod lock;
 pub mod space;
 
+use crate::atomic_file::write_atomically;
 use crate::index::{Indexer, Sector, INDEX_VERSION};
 use crate::position::State;
 use crate::solve::moving::chunk_count;
-use crate::solve::placement;
 use crate::solve::plan::Job;
-use crate::solve::{
-    self, moving_pairs, placement_order, MovingPair, PairReport, Progress, ResumePoint, SolveError,
-    SolvedSector, WorkingSector,
-};
+use crate::solve::{moving_pairs, MovingPair, ResumePoint, SolveError};
+use crate::stats::Counts;
 use crate::table::{max_table_bytes, write_table, Table, TableError, TableInfo};
 use crate::value::{Cell, Value};
 use crate::variant::Variant;
@@ -35,56 +35,128 @@ use std::collections::HashMap;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU16;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// The solve driver's types, where callers of the solve methods of
+// `Database` have always found them.
+pub use crate::solve::driver::{JobOutcome, PairProgress, PlacementSummary, Quiet, SolveSummary};
 
 /// How often a pair's propagation is checkpointed by default: a kill
 /// loses at most this much work of the pair (plus one level).
 pub const DEFAULT_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(300);
 
 /// Error of the database layer; every message names the file or sector.
+///
+/// Kept small (no variant over 128 bytes; jobs and sectors are stored as
+/// such, not as text) because every probe of a table returns it.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
+    /// A table that cannot be written, opened or read.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// The solver refused or failed.
     #[error(transparent)]
     Solve(#[from] SolveError),
+    /// A file or directory operation that failed.
     #[error("{}: {op}: {source}", path.display())]
-    Io { path: PathBuf, op: &'static str, source: std::io::Error },
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What was being done.
+        op: &'static str,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// A sector that has no table.
     #[error("sector {sector} of {variant} is not in the database {}: run `morris solve --variant {variant}{rules} --max-stones {stones} --db {}`", dir.display(), dir.display())]
-    Missing { sector: String, variant: String, rules: String, stones: u32, dir: PathBuf },
-    #[error("cannot start {threads} threads: {why}")]
-    Threads { threads: usize, why: String },
-    #[error("database {} is being solved by {holder}", dir.display())]
-    Busy { dir: PathBuf, holder: String },
-    #[error("job {job} is being solved in {} by {holder}", dir.display())]
-    JobBusy { job: String, dir: PathBuf, holder: String },
-    #[error("job {job} of {variant} needs sector {sector}, which is not in the database {}: solve job {needed} first (`morris solve --variant {variant}{rules} --job {needed} --db {}`)", dir.display(), dir.display())]
-    MissingDependency {
-        job: String,
-        variant: String,
-        rules: String,
+    Missing {
+        /// The sector.
         sector: String,
-        needed: String,
+        /// The variant's name.
+        variant: String,
+        /// The `--fly-at` option the solve command needs, if any.
+        rules: String,
+        /// The `--max-stones` of the solve command that makes it.
+        stones: u32,
+        /// The database directory.
         dir: PathBuf,
     },
+    /// The thread pool could not start.
+    #[error("cannot start {threads} threads: {why}")]
+    Threads {
+        /// Threads asked for.
+        threads: usize,
+        /// Why the pool could not start.
+        why: String,
+    },
+    /// Another process solves into the directory.
+    #[error("database {} is being solved by {holder}", dir.display())]
+    Busy {
+        /// The database directory.
+        dir: PathBuf,
+        /// Who holds its lock.
+        holder: String,
+    },
+    /// Another process solves the same job.
+    #[error("job {job} is being solved in {} by {holder}", dir.display())]
+    JobBusy {
+        /// The job.
+        job: String,
+        /// The database directory.
+        dir: PathBuf,
+        /// Who holds the job's lock.
+        holder: String,
+    },
+    /// A job whose dependencies are not all solved.
+    #[error("job {job} of {variant} needs sector {sector}, which is not in the database {}: solve job {needed} first (`morris solve --variant {variant}{rules} --job {needed} --db {}`)", dir.display(), dir.display())]
+    MissingDependency {
+        /// The job refused.
+        job: Job,
+        /// The variant's name.
+        variant: String,
+        /// The `--fly-at` option the solve command needs, if any.
+        rules: String,
+        /// The sector it reads that has no table.
+        sector: Sector,
+        /// The job that makes that table.
+        needed: Job,
+        /// The database directory.
+        dir: PathBuf,
+    },
+    /// The directory cannot be written.
     #[error("database {} is not writable, so it cannot be solved into (queries still work): {source}", dir.display())]
-    ReadOnly { dir: PathBuf, source: std::io::Error },
+    ReadOnly {
+        /// The database directory.
+        dir: PathBuf,
+        /// Why it cannot be written.
+        source: std::io::Error,
+    },
+    /// Not enough free disk space.
     #[error("not enough space in {} for {what}: it needs {needed} bytes ({why}), {free} are free; free some and run the same command again", dir.display())]
-    NoSpace { dir: PathBuf, what: String, why: &'static str, needed: u64, free: u64 },
+    NoSpace {
+        /// The database directory.
+        dir: PathBuf,
+        /// What was to be written.
+        what: String,
+        /// What the bytes needed are for.
+        why: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes free.
+        free: u64,
+    },
     /// The progress asked to stop; the text says where the run stopped.
     #[error("{0}")]
     Interrupted(String),
 }
 
-fn io_error<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(std::io::Error) -> DbError + 'a {
+pub(crate) fn io_error<'a>(
+    path: &'a Path,
+    op: &'static str,
+) -> impl FnOnce(std::io::Error) -> DbError + 'a {
     move |source| DbError::Io { path: path.to_path_buf(), op, source }
 }
-
-/// What a working file or checkpoint is for, in the no-space message.
-const PLACEMENT_TABLE: &str = "a safe bound on the table";
-const CHECKPOINTS_AND_TABLES: &str = "two checkpoints per side and a safe bound on the tables";
 
 /// The tables of one variant in one directory.
 pub struct Database {
@@ -96,13 +168,6 @@ pub struct Database {
     lock: Mutex<Option<lock::DirLock>>,
     /// How often a pair is checkpointed; `None`: never.
     checkpoint_every: Option<Duration>,
-}
-
-/// What a `solve` run did.
-#[derive(Debug, Default)]
-pub struct SolveSummary {
-    pub solved: Vec<(MovingPair, PairReport)>,
-    pub skipped: Vec<MovingPair>,
 }
 
 impl Database {
@@ -125,16 +190,24 @@ impl Database {
         self
     }
 
+    /// The variant, with its rules.
     pub fn variant(&self) -> &Variant {
         &self.variant
     }
 
+    /// The index of the variant's board.
     pub fn indexer(&self) -> &Indexer {
         &self.indexer
     }
 
+    /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// How often a pair is checkpointed while it is solved (`None`: never).
+    pub fn checkpoint_every(&self) -> Option<Duration> {
+        self.checkpoint_every
     }
 
     /// Where the table of `sector` lives.
@@ -146,10 +219,6 @@ impl Database {
     /// pair's first sector.
     pub fn checkpoint_path(&self, pair: MovingPair) -> PathBuf {
         self.dir.join(format!("{}-{}.ckpt", self.variant.name(), pair.sectors()[0]))
-    }
-
-    fn checkpoint_tmp(&self, pair: MovingPair) -> PathBuf {
-        self.dir.join(format!("{}-{}.ckpt.tmp", self.variant.name(), pair.sectors()[0]))
     }
 
     /// The table of `sector`, opened once and kept.
@@ -164,6 +233,22 @@ impl Database {
         let table = Arc::new(Table::open(&path, &self.variant.rules_key(), &sector.to_string())?);
         self.open.lock().unwrap().insert(sector, table.clone());
         Ok(table)
+    }
+
+    /// Whether `sector` has a table file, whether or not it opens.
+    pub(crate) fn has_file(&self, sector: Sector) -> bool {
+        self.table_path(sector).exists()
+    }
+
+    /// Takes the locks one job of the plan holds while it runs (the
+    /// directory's, shared, and the job's own), creating the directory
+    /// first; they are held while the returned value lives.
+    pub(crate) fn lock_job(&self, job: Job) -> Result<[lock::DirLock; 2], DbError> {
+        self.create_dir()?;
+        let shared = lock::lock_shared(&self.dir)?;
+        let own =
+            lock::lock_job(&self.dir, &format!("{}-{job}", self.variant.name()), &job.to_string())?;
+        Ok([shared, own])
     }
 
     /// Whether `sector` has a table that opens under these rules.
@@ -191,7 +276,7 @@ impl Database {
     /// The `--fly-at` a solve command needs to make tables these rules
     /// accept (nothing under the variant's own rules): with other rules it
     /// would make tables that this database refuses.
-    fn rules_option(&self) -> String {
+    pub(crate) fn rules_option(&self) -> String {
         let default = Variant::named(self.variant.name()).map(|v| v.rules_key());
         match default {
             Ok(key) if key == self.variant.rules_key() => String::new(),
@@ -256,7 +341,7 @@ impl Database {
         self.clear_leftovers()
     }
 
-    fn create_dir(&self) -> Result<(), DbError> {
+    pub(crate) fn create_dir(&self) -> Result<(), DbError> {
         fs::create_dir_all(&self.dir).map_err(|source| match source.kind() {
             ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
                 DbError::ReadOnly { dir: self.dir.clone(), source }
@@ -340,7 +425,12 @@ impl Database {
 
     /// Fails unless the file system of the directory has `needed` bytes
     /// free for `what`.
-    fn check_space(&self, what: String, why: &'static str, needed: u64) -> Result<(), DbError> {
+    pub(crate) fn check_space(
+        &self,
+        what: String,
+        why: &'static str,
+        needed: u64,
+    ) -> Result<(), DbError> {
         let free =
             space::free_bytes(&self.dir).map_err(io_error(&self.dir, "find the free space"))?;
         if free < needed {
@@ -351,7 +441,13 @@ impl Database {
 
     /// A no-space error for a write that failed with ENOSPC (anywhere in
     /// the error's chain: a table write fails as a `TableError`), else `err`.
-    fn no_space_or(&self, what: String, why: &'static str, needed: u64, err: DbError) -> DbError {
+    pub(crate) fn no_space_or(
+        &self,
+        what: String,
+        why: &'static str,
+        needed: u64,
+        err: DbError,
+    ) -> DbError {
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&err);
         while let Some(e) = cause {
             if e.downcast_ref::<std::io::Error>().and_then(|io| io.raw_os_error())
@@ -365,148 +461,11 @@ impl Database {
         err
     }
 
-    /// Solves every moving-phase pair with at most `max_stones` stones on
-    /// the board that has no tables yet, on `threads` threads. Takes the
-    /// directory's lock first (see [`Database::begin_solve`]).
-    pub fn solve_moving(
-        &self,
-        max_stones: u32,
-        threads: usize,
-        progress: &dyn PairProgress,
-    ) -> Result<SolveSummary, DbError> {
-        for note in self.begin_solve()? {
-            progress.note(&note);
-        }
-        let pool = thread_pool(threads)?;
-        let pairs = moving_pairs(&self.variant, max_stones);
-        let mut summary = SolveSummary::default();
-        for (i, pair) in pairs.iter().enumerate() {
-            if pair.sectors().iter().all(|&s| self.has(s)) {
-                summary.skipped.push(*pair);
-                continue;
-            }
-            if progress.phases().cancelled() {
-                return Err(DbError::Interrupted(format!("stopped before pair {pair}")));
-            }
-            progress.begin_pair(&pair.to_string(), i + 1, pairs.len());
-            let report = self.solve_pair(*pair, &pool, progress)?;
-            progress.end_pair(&pair.to_string(), &report);
-            summary.solved.push((*pair, report));
-        }
-        Ok(summary)
-    }
-
-    /// Solves every placement sector with at most `max_stones` stones on
-    /// the board and in hand that has no table yet, after the moving
-    /// phase it leads to. Sectors come in order of stones in hand, fewest
-    /// first, so each one's successors are solved before it.
-    pub fn solve_placement(
-        &self,
-        max_stones: u32,
-        threads: usize,
-        progress: &dyn PairProgress,
-    ) -> Result<PlacementSummary, DbError> {
-        for note in self.begin_solve()? {
-            progress.note(&note);
-        }
-        let pool = thread_pool(threads)?;
-        let sectors = placement_order(&self.variant, max_stones);
-        let mut summary = PlacementSummary::default();
-        let mut loaded: Vec<(Sector, HugeCells)> = Vec::new();
-        for (i, &sector) in sectors.iter().enumerate() {
-            if self.has(sector) {
-                summary.skipped.push(sector);
-                continue;
-            }
-            if progress.phases().cancelled() {
-                return Err(DbError::Interrupted(format!(
-                    "stopped before placement sector {sector}"
-                )));
-            }
-            let report = self.solve_placement_sector(
-                sector,
-                &pool,
-                progress,
-                (i + 1, sectors.len()),
-                &mut loaded,
-            )?;
-            summary.solved.push((sector, report));
-        }
-        Ok(summary)
-    }
-
-    /// Solves one placement sector in `pool`, reporting it as sector
-    /// `number` of `of`. `loaded` keeps the successors' cells from one
-    /// sector to the next, as far as they are still needed.
-    fn solve_placement_sector(
-        &self,
-        sector: Sector,
-        pool: &rayon::ThreadPool,
-        progress: &dyn PairProgress,
-        (number, of): (usize, usize),
-        loaded: &mut Vec<(Sector, HugeCells)>,
-    ) -> Result<PairReport, DbError> {
-        let slots = self.indexer.sector(sector).slots();
-        // The cells are worked out in memory (a killed run starts the
-        // sector again), so the disk needs room for the table only.
-        let needed = max_table_bytes(slots);
-        self.check_space(format!("placement sector {sector}"), PLACEMENT_TABLE, needed)?;
-        progress.begin_pair(&sector.to_string(), number, of);
-        let began = std::time::Instant::now();
-        let successors_needed = placement::successor_sectors(sector);
-        loaded.retain(|(s, _)| successors_needed.contains(s));
-        for s in successors_needed {
-            if !loaded.iter().any(|(l, _)| *l == s) {
-                loaded.push((s, self.load_cells_huge(s)?));
-            }
-        }
-        let successors: Vec<placement::Successor> =
-            loaded.iter().map(|(s, c)| placement::Successor { sector: *s, cells: c }).collect();
-        let loaded_at = std::time::Instant::now();
-        let mut cells = HugeCells::zeroed(slots as usize)
-            .map_err(io_error(&self.table_path(sector), "allocate memory for the working cells"))?;
-        let result = pool.install(|| {
-            placement::solve_sector(
-                &self.variant,
-                &self.indexer,
-                sector,
-                &successors,
-                &mut cells,
-                progress.phases(),
-            )
-        });
-        let walked_at = std::time::Instant::now();
-        let written = result.map_err(DbError::from).and_then(|(counts, edges)| {
-            self.write(sector, counts.clone(), &cells).map_err(|e| {
-                self.no_space_or(format!("placement sector {sector}"), PLACEMENT_TABLE, needed, e)
-            })?;
-            Ok((counts, edges))
-        });
-        drop(cells);
-        let (counts, edges) = written.map_err(|e| match e {
-            DbError::Solve(SolveError::Interrupted(_)) => DbError::Interrupted(format!(
-                "stopped in placement sector {sector}, which starts again from its beginning"
-            )),
-            e => e,
-        })?;
-        let report = PairReport {
-            states: counts.states,
-            edges,
-            load: loaded_at - began,
-            propagate: walked_at - loaded_at,
-            write: walked_at.elapsed(),
-            counts: vec![(sector, counts)],
-            ..Default::default()
-        };
-        progress.end_pair(&sector.to_string(), &report);
-        Ok(report)
-    }
-
     /// Writes the finished table of `sector`.
-    fn write(
+    pub(crate) fn write_table(
         &self,
         sector: Sector,
-        counts: crate::table::Counts,
+        counts: Counts,
         cells: &[u16],
     ) -> Result<(), DbError> {
         let info = TableInfo {
@@ -523,7 +482,7 @@ impl Database {
     /// The bytes a pair needs on disk: its tables (a safe bound) and, with
     /// checkpoints, two of them (the one kept and the one being written),
     /// less the checkpoint already there.
-    fn pair_bytes(&self, pair: MovingPair) -> u64 {
+    pub(crate) fn pair_bytes(&self, pair: MovingPair) -> u64 {
         let (tables, checkpoints) = self.pair_space(pair);
         if checkpoints == 0 {
             return tables;
@@ -559,196 +518,29 @@ impl Database {
         JobNeeds { memory: cells(job.sectors()) + cells(job.reads()), disk }
     }
 
-    /// Solves one job of the plan ([`crate::solve::plan`]) alone, as one
-    /// of several processes - on this machine or others - that share the
-    /// directory, each running another job.
-    ///
-    /// It holds the directory's lock shared (a whole-directory solve
-    /// excludes it, other jobs do not) and the job's own lock, so two runs
-    /// of the same job cannot collide; it leaves other jobs' files alone.
-    /// A job whose tables are all there is not solved again; a job whose
-    /// dependencies are not all there is refused, naming the first
-    /// missing one, before anything is done.
-    pub fn solve_job(
-        &self,
-        job: Job,
-        threads: usize,
-        progress: &dyn PairProgress,
-    ) -> Result<JobOutcome, DbError> {
-        self.create_dir()?;
-        let _shared = lock::lock_shared(&self.dir)?;
-        let _own =
-            lock::lock_job(&self.dir, &format!("{}-{job}", self.variant.name()), &job.to_string())?;
-        // A table of the job that exists but does not open (other rules,
-        // damage) is an error, not something to overwrite.
-        let present: Vec<Sector> =
-            job.sectors().into_iter().filter(|&s| self.table_path(s).exists()).collect();
-        for &sector in &present {
-            self.table(sector)?;
-        }
-        if present.len() == job.sectors().len() {
-            return Ok(JobOutcome::AlreadySolved);
-        }
-        for sector in job.reads() {
-            if !self.table_path(sector).exists() {
-                return Err(self.missing_dependency(job, sector));
-            }
-            self.table(sector)?;
-        }
-        let pool = thread_pool(threads)?;
-        let report = match job {
-            Job::Pair(pair) => {
-                progress.begin_pair(&pair.to_string(), 1, 1);
-                let report = self.solve_pair(pair, &pool, progress)?;
-                progress.end_pair(&pair.to_string(), &report);
-                report
-            }
-            Job::Placement(sector) => {
-                self.solve_placement_sector(sector, &pool, progress, (1, 1), &mut Vec::new())?
-            }
-        };
-        Ok(JobOutcome::Solved(report))
+    /// Whether `pair` has a checkpoint file.
+    pub(crate) fn has_checkpoint(&self, pair: MovingPair) -> bool {
+        self.checkpoint_path(pair).exists()
     }
 
-    fn missing_dependency(&self, job: Job, sector: Sector) -> DbError {
-        DbError::MissingDependency {
-            job: job.to_string(),
-            variant: self.variant.name().to_string(),
-            rules: self.rules_option(),
-            sector: sector.to_string(),
-            needed: Job::of_sector(sector).to_string(),
-            dir: self.dir.clone(),
-        }
-    }
-
-    /// Solves one pair in `pool`. Notes go out from the calling thread
-    /// only: a progress may print, and the caller may hold stdout.
-    fn solve_pair(
-        &self,
-        pair: MovingPair,
-        pool: &rayon::ThreadPool,
-        progress: &dyn PairProgress,
-    ) -> Result<PairReport, DbError> {
-        let sectors = pair.sectors();
-        let needed = self.pair_bytes(pair);
-        self.check_space(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed)?;
-        let began = std::time::Instant::now();
-        // Captures read these at random: on huge pages.
-        let deps: Vec<(Sector, HugeCells)> = pool.install(|| {
-            pair.dependencies()
-                .into_iter()
-                .map(|s| Ok((s, self.load_cells_huge(s)?)))
-                .collect::<Result<_, DbError>>()
-        })?;
-        let solved: Vec<SolvedSector> =
-            deps.iter().map(|(s, c)| SolvedSector { sector: *s, cells: c }).collect();
-        let mut maps =
-            sectors.iter().map(|&s| self.working_memory(s)).collect::<Result<Vec<_>, _>>()?;
-        let resume = self.load_checkpoint(pair, &mut maps, progress)?;
-        let slots = |s: Sector| self.indexer.sector(s).slots() as usize;
-        let sides: Vec<WorkingSector> = sectors
-            .iter()
-            .zip(&maps)
-            .map(|(&s, m)| WorkingSector { sector: s, cells: &atomic_cells(m)[..slots(s)] })
-            .collect();
-        let hooks = Checkpoints {
-            inner: progress.phases(),
-            db: self,
-            pair,
-            cells: sectors.iter().zip(&maps).map(|(&s, m)| &m[..2 * slots(s)]).collect(),
-            every: self.checkpoint_every,
-            last: Mutex::new(Instant::now()),
-            saved: Mutex::new(resume.as_ref().map(|r| r.depth)),
-            error: Mutex::new(None),
-            needed,
-        };
-        let loaded = began.elapsed();
-        let result = pool.install(|| {
-            solve::solve_pair(
-                &self.variant,
-                &self.indexer,
-                &sides,
-                &solved,
-                &hooks,
-                resume.as_ref(),
-            )
-        });
-        let mut report = match result {
-            Ok(report) => report,
-            Err(SolveError::Interrupted(_)) => return Err(hooks.interrupted(pair)),
-            Err(e) => return Err(e.into()),
-        };
-        drop(sides);
-        report.load = loaded;
-        let writing = std::time::Instant::now();
-        for ((sector, map), (_, counts)) in sectors.iter().zip(&maps).zip(&report.counts) {
-            pool.install(|| {
-                self.write(*sector, counts.clone(), &plain_cells(map)[..slots(*sector)])
-            })
-            .map_err(|e| {
-                self.no_space_or(format!("pair {pair}"), CHECKPOINTS_AND_TABLES, needed, e)
-            })?;
-        }
-        report.write = writing.elapsed();
-        // Only now that both tables are in place is the checkpoint useless.
+    /// Removes the checkpoint of `pair`, if it has one.
+    pub(crate) fn remove_checkpoint(&self, pair: MovingPair) -> Result<(), DbError> {
         let path = self.checkpoint_path(pair);
         if path.exists() {
             fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
         }
-        Ok(report)
+        Ok(())
     }
 
-    /// Zeroed anonymous memory for the working cells of `sector`. Not a
-    /// file: the kernel never writes it back during the solve, and a full
-    /// disk cannot fault it. Huge pages are asked for (transparent huge
-    /// pages in `madvise` mode give them only on request) because the
-    /// solver's scattered updates would otherwise miss the TLB on nearly
-    /// every edge.
-    fn working_memory(&self, sector: Sector) -> Result<MmapMut, DbError> {
-        let bytes = self.indexer.sector(sector).slots().max(1) as usize * 2;
-        let map =
-            MmapMut::map_anon(bytes).map_err(io_error(&self.dir, "allocate the working memory"))?;
-        // Only advice: a kernel without huge pages runs the same, slower.
-        let _ = map.advise(memmap2::Advice::HugePage);
-        Ok(map)
-    }
-
-    /// The resume point of `pair` from its checkpoint, with the cells
-    /// read into `maps`, when it has a usable one; a checkpoint that
-    /// cannot be used is removed, saying why.
-    fn load_checkpoint(
+    /// The resume point of the checkpoint of `pair`, its cells read into
+    /// `maps`, or why it cannot be used.
+    pub(crate) fn read_checkpoint(
         &self,
         pair: MovingPair,
-        maps: &mut [MmapMut],
-        progress: &dyn PairProgress,
-    ) -> Result<Option<ResumePoint>, DbError> {
-        let path = self.checkpoint_path(pair);
-        if !path.exists() {
-            return Ok(None);
-        }
-        match self.read_checkpoint(pair, &path, maps) {
-            Ok(point) => {
-                progress.note(&format!(
-                    "pair {pair}: resuming from its checkpoint at depth {}",
-                    point.depth
-                ));
-                Ok(Some(point))
-            }
-            Err(why) => {
-                fs::remove_file(&path).map_err(io_error(&path, "remove the checkpoint"))?;
-                progress.note(&format!("pair {pair}: removed its checkpoint ({why}); the pair starts from its beginning"));
-                Ok(None)
-            }
-        }
-    }
-
-    fn read_checkpoint(
-        &self,
-        pair: MovingPair,
-        path: &Path,
         maps: &mut [MmapMut],
     ) -> Result<ResumePoint, String> {
-        let (header, input) = checkpoint::read_header(path).map_err(|e| e.to_string())?;
+        let path = self.checkpoint_path(pair);
+        let (header, input) = checkpoint::read_header(&path).map_err(|e| e.to_string())?;
         if let Some(why) = header.mismatch(&self.checkpoint_header(pair, 0)) {
             return Err(why);
         }
@@ -758,121 +550,23 @@ impl Database {
         Ok(ResumePoint { depth: header.depth, sides })
     }
 
-    /// Writes the checkpoint of a pair: to `.tmp`, then renamed, then the
-    /// directory synced.
-    fn write_checkpoint(
+    /// Writes the checkpoint of a pair, replacing the one there atomically.
+    pub(crate) fn write_checkpoint(
         &self,
         pair: MovingPair,
         cells: &[&[u8]],
         point: &ResumePoint,
     ) -> Result<(), DbError> {
-        let (tmp, path) = (self.checkpoint_tmp(pair), self.checkpoint_path(pair));
-        if let Err(source) =
-            checkpoint::write(&tmp, self.checkpoint_header(pair, point.depth), cells, &point.sides)
-        {
-            let _ = fs::remove_file(&tmp);
-            return Err(DbError::Io { path: tmp, op: "write the checkpoint", source });
-        }
-        fs::rename(&tmp, &path).map_err(io_error(&path, "rename the checkpoint into place"))?;
-        fs::File::open(&self.dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io_error(&self.dir, "sync the directory"))
+        let header = self.checkpoint_header(pair, point.depth);
+        write_atomically(
+            &self.checkpoint_path(pair),
+            |file, tmp| {
+                checkpoint::write(file, header, cells, &point.sides)
+                    .map_err(io_error(tmp, "write the checkpoint"))
+            },
+            |path, op, source| DbError::Io { path: path.to_owned(), op, source },
+        )
     }
-}
-
-/// The solver's progress, passed on, plus the checkpoints of one pair.
-struct Checkpoints<'a> {
-    inner: &'a dyn Progress,
-    db: &'a Database,
-    pair: MovingPair,
-    /// The working cells of each side, as bytes.
-    cells: Vec<&'a [u8]>,
-    every: Option<Duration>,
-    last: Mutex<Instant>,
-    /// The depth of the checkpoint on disk, if there is one.
-    saved: Mutex<Option<u16>>,
-    /// Why the last checkpoint failed.
-    error: Mutex<Option<DbError>>,
-    /// The space the pair was checked to need.
-    needed: u64,
-}
-
-impl Checkpoints<'_> {
-    /// The error for a solve that stopped: the checkpoint's, or where the
-    /// pair stands.
-    fn interrupted(&self, pair: MovingPair) -> DbError {
-        if let Some(err) = self.error.lock().unwrap().take() {
-            return self.db.no_space_or(
-                format!("the checkpoint of pair {pair}"),
-                CHECKPOINTS_AND_TABLES,
-                self.needed,
-                err,
-            );
-        }
-        match *self.saved.lock().unwrap() {
-            Some(depth) => DbError::Interrupted(format!(
-                "stopped in pair {pair}; its checkpoint at depth {depth} is kept"
-            )),
-            None => DbError::Interrupted(format!(
-                "stopped in pair {pair}, which starts again from its beginning (no checkpoint yet)"
-            )),
-        }
-    }
-}
-
-impl Progress for Checkpoints<'_> {
-    fn start(&self, phase: &str, total: u64) {
-        self.inner.start(phase, total);
-    }
-
-    fn advance(&self, n: u64) {
-        self.inner.advance(n);
-    }
-
-    fn cancelled(&self) -> bool {
-        self.inner.cancelled()
-    }
-
-    fn checkpoint_due(&self) -> bool {
-        self.every.is_some_and(|every| self.last.lock().unwrap().elapsed() >= every)
-    }
-
-    fn checkpoint(&self, point: &ResumePoint) -> bool {
-        match self.db.write_checkpoint(self.pair, &self.cells, point) {
-            Ok(()) => {
-                *self.saved.lock().unwrap() = Some(point.depth);
-                *self.last.lock().unwrap() = Instant::now();
-                true
-            }
-            Err(err) => {
-                *self.error.lock().unwrap() = Some(err);
-                false
-            }
-        }
-    }
-}
-
-/// The mapped bytes as atomic cells.
-fn atomic_cells(map: &MmapMut) -> &[AtomicU16] {
-    let len = map.len() / 2;
-    // Safety: a mapping is page-aligned, AtomicU16 has the size and
-    // alignment of u16, and the shared borrow of `map` keeps it alive and
-    // unaliased by `&mut` for the lifetime of the slice.
-    unsafe { std::slice::from_raw_parts(map.as_ptr() as *const AtomicU16, len) }
-}
-
-/// The mapped bytes as plain cells, once no thread writes them.
-fn plain_cells(map: &MmapMut) -> &[u16] {
-    // Safety: as in `atomic_cells`; all solver threads have finished.
-    unsafe { std::slice::from_raw_parts(map.as_ptr() as *const u16, map.len() / 2) }
-}
-
-/// A rayon pool of `threads` threads.
-fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, DbError> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| DbError::Threads { threads, why: e.to_string() })
 }
 
 /// What a job needs while it runs ([`Database::job_needs`]).
@@ -886,41 +580,6 @@ pub struct JobNeeds {
     /// bound on its tables (2 bytes per slot; they come out far smaller)
     /// and, for a pair, two checkpoints.
     pub disk: u64,
-}
-
-/// What [`Database::solve_job`] did.
-#[derive(Debug)]
-pub enum JobOutcome {
-    /// Its tables were all there: nothing was done.
-    AlreadySolved,
-    Solved(PairReport),
-}
-
-/// What a placement run did.
-#[derive(Debug, Default)]
-pub struct PlacementSummary {
-    pub solved: Vec<(Sector, PairReport)>,
-    pub skipped: Vec<Sector>,
-}
-
-/// Progress of a whole `solve` run: pairs, and the phases within each.
-pub trait PairProgress: Sync {
-    /// Something the run did that the user should know about (leftovers
-    /// removed, a checkpoint resumed from).
-    fn note(&self, _line: &str) {}
-    fn begin_pair(&self, _pair: &str, _number: usize, _of: usize) {}
-    fn end_pair(&self, _pair: &str, _report: &PairReport) {}
-    /// Where the phases of the current pair report.
-    fn phases(&self) -> &dyn Progress;
-}
-
-/// Progress that goes nowhere.
-pub struct Quiet;
-
-impl PairProgress for Quiet {
-    fn phases(&self) -> &dyn Progress {
-        &solve::Silent
-    }
 }
 
 /// Cells in an anonymous memory map that asks for transparent huge pages.

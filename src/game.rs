@@ -62,6 +62,7 @@ impl Game {
         Game { rule, positions: vec![position] }
     }
 
+    /// The repetition rule in force.
     pub fn rule(&self) -> Repetition {
         self.rule
     }

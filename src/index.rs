@@ -20,9 +20,13 @@ pub const INDEX_VERSION: u32 = 1;
 /// the side to move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sector {
+    /// Stones of the side to move on the board.
     pub mover: u8,
+    /// Stones of the other side on the board.
     pub opponent: u8,
+    /// Stones of the side to move in hand.
     pub mover_hand: u8,
+    /// Stones of the other side in hand.
     pub opponent_hand: u8,
 }
 
@@ -96,6 +100,7 @@ impl Binomials {
         Binomials(c)
     }
 
+    /// n choose k.
     #[inline(always)]
     pub fn get(&self, n: u32, k: u32) -> u64 {
         self.0[n as usize][k as usize]
@@ -337,6 +342,7 @@ impl Indexer {
         Indexer { syms, points, all: board.all(), classes, subsets, images }
     }
 
+    /// The symmetries of the board.
     pub fn symmetries(&self) -> &Symmetries {
         &self.syms
     }
@@ -810,12 +816,12 @@ mod tests {
     /// Lane sets with ties, equal lanes and the top bit set (the vector
     /// paths compare unsigned), from a fixed pseudo-random sequence.
     fn sample_images() -> Vec<Images> {
-        let mut rng = crate::table::SplitMix64(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::testing::SplitMix64(0x9e37_79b9_7f4a_7c15);
         (0..100_000)
             .map(|_| {
-                let spread = [u32::MAX, 1 << 31 | 0xff, 15, 1][(rng.next() % 4) as usize];
-                let base = [0, 1 << 31, u32::MAX - 15][(rng.next() % 3) as usize];
-                Images(std::array::from_fn(|_| base.wrapping_add(rng.next() as u32 % spread)))
+                let spread = [u32::MAX, 1 << 31 | 0xff, 15, 1][(rng.next_u64() % 4) as usize];
+                let base = [0, 1 << 31, u32::MAX - 15][(rng.next_u64() % 3) as usize];
+                Images(std::array::from_fn(|_| base.wrapping_add(rng.next_u64() as u32 % spread)))
             })
             .collect()
     }

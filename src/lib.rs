@@ -34,8 +34,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod index;
 pub mod position;
+#[doc(hidden)]
 pub mod reference;
 pub mod rules;
 pub mod sectors;
@@ -50,7 +53,14 @@ pub use variant::{Bits, Board, Flying, Point, Variant};
 pub mod database;
 pub mod game;
 pub mod query;
+// Its docs come with the cancellation work under way in src/search/.
+#[allow(missing_docs, rustdoc::private_intra_doc_links)]
 pub mod search;
 pub mod solve;
+pub mod stats;
 pub mod table;
+#[doc(hidden)]
+pub mod testing;
 pub mod verify;
+
+mod atomic_file;

@@ -11,11 +11,14 @@ use std::fmt;
 /// The two players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Color {
+    /// The side that moves first.
     White,
+    /// The side that moves second.
     Black,
 }
 
 impl Color {
+    /// The opponent.
     pub fn other(self) -> Color {
         match self {
             Color::White => Color::Black,
@@ -23,6 +26,7 @@ impl Color {
         }
     }
 
+    /// "White" or "Black".
     pub fn name(self) -> &'static str {
         match self {
             Color::White => "White",
@@ -34,9 +38,13 @@ impl Color {
 /// A position seen from the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct State {
+    /// Points with a stone of the side to move.
     pub mover: Bits,
+    /// Points with a stone of the other side.
     pub opponent: Bits,
+    /// Stones of the side to move in hand.
     pub mover_hand: u8,
+    /// Stones of the other side in hand.
     pub opponent_hand: u8,
 }
 
@@ -60,20 +68,37 @@ impl State {
 /// A position as players see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
+    /// Points with a white stone.
     pub white: Bits,
+    /// Points with a black stone.
     pub black: Bits,
+    /// White's stones in hand.
     pub white_hand: u8,
+    /// Black's stones in hand.
     pub black_hand: u8,
+    /// The side to move.
     pub to_move: Color,
 }
 
 /// Error reading a position or a move.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum NotationError {
+    /// A position that does not parse or cannot occur.
     #[error("position '{text}': {what}")]
-    Position { text: String, what: String },
+    Position {
+        /// The text read.
+        text: String,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// A move that does not parse.
     #[error("move '{text}': {what}")]
-    Move { text: String, what: String },
+    Move {
+        /// The text read.
+        text: String,
+        /// What is wrong with it.
+        what: String,
+    },
 }
 
 impl Position {
@@ -254,12 +279,12 @@ impl Position {
             for q in points(board.adjacent(p)).filter(|&q| q > p) {
                 let ((x0, y0), (x1, y1)) = (at(p), at(q));
                 if y0 == y1 {
-                    for x in x0.min(x1) + 1..x0.max(x1) {
-                        canvas[y0][x] = '-';
+                    for cell in &mut canvas[y0][x0.min(x1) + 1..x0.max(x1)] {
+                        *cell = '-';
                     }
                 } else if x0 == x1 {
-                    for y in y0.min(y1) + 1..y0.max(y1) {
-                        canvas[y][x0] = '|';
+                    for row in &mut canvas[y0.min(y1) + 1..y0.max(y1)] {
+                        row[x0] = '|';
                     }
                 } else {
                     let falling = (x1 > x0) == (y1 > y0);
@@ -294,8 +319,11 @@ impl Position {
 /// opponent stone it removes when it closes a mill.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move {
+    /// Where the stone comes from; `None` for a placement.
     pub from: Option<Point>,
+    /// Where the stone goes.
     pub to: Point,
+    /// The opponent's stone removed when the move closes a mill.
     pub remove: Option<Point>,
 }
 

@@ -118,11 +118,27 @@ pub enum QueryError {
     Notation(#[from] NotationError),
     /// A move that parses but cannot be played in the position.
     #[error("move '{text}' is not legal in {position}: {why}")]
-    Illegal { text: String, position: String, why: String },
+    Illegal {
+        /// The move as given.
+        text: String,
+        /// The position, in notation.
+        position: String,
+        /// Why the move cannot be played.
+        why: String,
+    },
     /// Stored values that contradict each other: a position's value and the
     /// best of its moves' values differ.
     #[error("{}: the tables disagree: {position} is stored as {stored}, but its best move gives {from_moves} (damaged tables? run `morris verify`)", path.display())]
-    Inconsistent { path: PathBuf, position: String, stored: Value, from_moves: Value },
+    Inconsistent {
+        /// The table of the position.
+        path: PathBuf,
+        /// The position, in notation.
+        position: String,
+        /// Its stored value.
+        stored: Value,
+        /// The value its best move gives.
+        from_moves: Value,
+    },
 }
 
 /// Queries on the tables of one database.
@@ -273,11 +289,18 @@ impl<'db> Query<'db> {
     /// The value of `position` for the side to move. A game that is over is
     /// answered by the rules, without a table.
     pub fn value(&self, position: &Position) -> Result<(Value, Exactness), QueryError> {
-        let state = position.state();
-        match status(self.variant(), &state) {
+        self.value_of(&position.state())
+    }
+
+    // The methods that take a `Position` turn it into a `State` once and go
+    // on with these, which work on states; a colour comes along only where
+    // a position has to be shown.
+
+    fn value_of(&self, state: &State) -> Result<(Value, Exactness), QueryError> {
+        match status(self.variant(), state) {
             Status::Lost => Ok((Value::Loss(0), Exactness::Exact)),
             Status::Drawn => Ok((Value::Draw, Exactness::Exact)),
-            Status::Playing => self.state_value(&state),
+            Status::Playing => self.state_value(state),
         }
     }
 
@@ -320,36 +343,37 @@ impl<'db> Query<'db> {
             return Ok(None);
         }
         let (value, exactness) = self.state_value(&state)?;
-        self.best_of(position, value, exactness).map(Some)
+        self.best_of(&state, position.to_move, value, exactness).map(Some)
     }
 
-    /// The best move of a position that is not over, whose value is
-    /// `value`. With exact values it stops at the first move (in the order
-    /// of [`legal_moves`]) that leads to `value`, which is the first of the
-    /// sorted move list when the tables are consistent.
+    /// The best move of a state that is not over, whose value is `value`
+    /// (`to_move` moves, for the error message). With exact values it stops
+    /// at the first move (in the order of [`legal_moves`]) that leads to
+    /// `value`, which is the first of the sorted move list when the tables
+    /// are consistent.
     fn best_of(
         &self,
-        position: &Position,
+        state: &State,
+        to_move: Color,
         value: Value,
         exactness: Exactness,
     ) -> Result<MoveValue, QueryError> {
-        let state = position.state();
         if exactness == Exactness::Exact {
-            for mv in legal_moves(self.variant(), &state) {
-                let (after, e) = self.state_value(&play(&state, mv))?;
+            for mv in legal_moves(self.variant(), state) {
+                let (after, e) = self.state_value(&play(state, mv))?;
                 if e == Exactness::Exact && after.back() == value {
                     return Ok(MoveValue { mv, value, exactness });
                 }
             }
         }
         if exactness == Exactness::ValueOnly {
-            if let Some(best) = self.first_keeping(&state, value)? {
+            if let Some(best) = self.first_keeping(state, value)? {
                 return Ok(best);
             }
         }
-        let moves = self.moves_of(&state)?;
+        let moves = self.moves_of(state)?;
         let best = *moves.first().expect("a position that is not over has a legal move");
-        self.check_agrees(position, value, exactness, &best)?;
+        self.check_agrees(state, to_move, value, exactness, &best)?;
         Ok(best)
     }
 
@@ -369,11 +393,12 @@ impl<'db> Query<'db> {
         Ok(None)
     }
 
-    /// An error unless the best move's result agrees with the position's
+    /// An error unless the best move's result agrees with the state's
     /// value (fully when both are exact, in kind otherwise).
     fn check_agrees(
         &self,
-        position: &Position,
+        state: &State,
+        to_move: Color,
         value: Value,
         exactness: Exactness,
         best: &MoveValue,
@@ -387,8 +412,8 @@ impl<'db> Query<'db> {
             return Ok(());
         }
         Err(QueryError::Inconsistent {
-            path: self.db.table_path(Sector::of(&position.state())),
-            position: position.notation(self.variant()),
+            path: self.db.table_path(Sector::of(state)),
+            position: Position::from_state(state, to_move).notation(self.variant()),
             stored: value,
             from_moves: best.value,
         })
@@ -399,31 +424,34 @@ impl<'db> Query<'db> {
     /// side the first move that keeps the draw. `cut` says whether it
     /// stopped before the end of the game.
     pub fn line(&self, position: &Position, max_plies: usize) -> Result<Line, QueryError> {
-        let (value, exactness) = self.value(position)?;
-        self.line_from(position, value, exactness, max_plies)
+        let state = position.state();
+        let (value, exactness) = self.value_of(&state)?;
+        self.line_from(state, position.to_move, value, exactness, max_plies)
     }
 
+    /// The line from `at`, with `to_move` to move, whose value is `value`.
     fn line_from(
         &self,
-        position: &Position,
+        mut at: State,
+        mut to_move: Color,
         mut value: Value,
         mut exactness: Exactness,
         max_plies: usize,
     ) -> Result<Line, QueryError> {
         let v = self.variant();
         let mut moves = Vec::new();
-        let mut at = *position;
         loop {
-            if status(v, &at.state()) != Status::Playing {
-                return Ok(Line { moves, end: at, cut: false });
+            if status(v, &at) != Status::Playing {
+                return Ok(Line { moves, end: Position::from_state(&at, to_move), cut: false });
             }
             if moves.len() >= max_plies {
-                return Ok(Line { moves, end: at, cut: true });
+                return Ok(Line { moves, end: Position::from_state(&at, to_move), cut: true });
             }
-            let best = self.best_of(&at, value, exactness)?;
+            let best = self.best_of(&at, to_move, value, exactness)?;
             moves.push(best.mv);
-            at = after(&at, best.mv);
-            (value, exactness) = self.state_value(&at.state())?;
+            at = play(&at, best.mv);
+            to_move = to_move.other();
+            (value, exactness) = self.state_value(&at)?;
         }
     }
 
@@ -435,7 +463,7 @@ impl<'db> Query<'db> {
         let sector = Sector::of(&state);
         let status = status(self.variant(), &state);
         if status != Status::Playing {
-            let (value, exactness) = self.value(position)?;
+            let (value, exactness) = self.value_of(&state)?;
             let line = Line { moves: Vec::new(), end: *position, cut: false };
             return Ok(Analysis {
                 position: *position,
@@ -451,7 +479,7 @@ impl<'db> Query<'db> {
         let known = (exactness == Exactness::ValueOnly).then(|| outcome_of(value));
         let moves = self.moves_below(&state, known)?;
         let best = moves[0];
-        self.check_agrees(position, value, exactness, &best)?;
+        self.check_agrees(&state, position.to_move, value, exactness, &best)?;
         let exactness = moves.iter().fold(exactness, |e, m| e.and(m.exactness));
         let max_plies = match value {
             Value::Draw => DRAW_LINE_PLIES,
@@ -464,9 +492,15 @@ impl<'db> Query<'db> {
             Some(_) => self.first_keeping(&state, value)?.unwrap_or(best),
             None => best,
         };
-        let next = after(position, first.mv);
-        let (next_value, next_exactness) = self.state_value(&next.state())?;
-        let mut line = self.line_from(&next, next_value, next_exactness, max_plies - 1)?;
+        let next = play(&state, first.mv);
+        let (next_value, next_exactness) = self.state_value(&next)?;
+        let mut line = self.line_from(
+            next,
+            position.to_move.other(),
+            next_value,
+            next_exactness,
+            max_plies - 1,
+        )?;
         line.moves.insert(0, first.mv);
         Ok(Analysis { position: *position, sector, value, exactness, status, moves, line })
     }
@@ -476,17 +510,18 @@ impl<'db> Query<'db> {
     /// the most chances to go wrong (see [`Chances`]); ties go to the
     /// earlier move of [`legal_moves`]. `None` when the game is over.
     pub fn choose_move(&self, position: &Position) -> Result<Option<MoveValue>, QueryError> {
-        if status(self.variant(), &position.state()) != Status::Playing {
+        let state = position.state();
+        if status(self.variant(), &state) != Status::Playing {
             return Ok(None);
         }
-        let moves = self.moves(position)?;
+        let moves = self.moves_of(&state)?;
         let best = moves[0];
         if best.value != Value::Draw {
             return Ok(Some(best));
         }
-        let mut chosen = (best, self.chances(&after(position, best.mv))?);
+        let mut chosen = (best, self.chances_of(&play(&state, best.mv))?);
         for m in moves.iter().skip(1).take_while(|m| m.value == Value::Draw) {
-            let chances = self.chances(&after(position, m.mv))?;
+            let chances = self.chances_of(&play(&state, m.mv))?;
             if (chances.losing, std::cmp::Reverse(chances.drawing))
                 > (chosen.1.losing, std::cmp::Reverse(chosen.1.drawing))
             {
@@ -499,11 +534,15 @@ impl<'db> Query<'db> {
     /// How many of the replies of the side to move in `position` lose, and
     /// how many draw.
     pub fn chances(&self, position: &Position) -> Result<Chances, QueryError> {
+        self.chances_of(&position.state())
+    }
+
+    fn chances_of(&self, state: &State) -> Result<Chances, QueryError> {
         let mut chances = Chances::default();
-        if status(self.variant(), &position.state()) != Status::Playing {
+        if status(self.variant(), state) != Status::Playing {
             return Ok(chances);
         }
-        for m in self.moves(position)? {
+        for m in self.moves_of(state)? {
             match m.value {
                 Value::Loss(_) => chances.losing += 1,
                 Value::Draw => chances.drawing += 1,
@@ -640,8 +679,6 @@ fn body(v: &Variant, mv: Move) -> String {
     Move { remove: None, ..mv }.notation(v)
 }
 
-/// "White wins in 37 plies", "Black loses in 12 plies", "Draw": a value
-/// for the side to move, `to_move`, in words.
 /// Like [`describe_value`], without the distance when it is not exact.
 pub fn describe_result(value: Value, exactness: Exactness, to_move: Color) -> String {
     match (exactness, value) {
@@ -651,6 +688,8 @@ pub fn describe_result(value: Value, exactness: Exactness, to_move: Color) -> St
     }
 }
 
+/// "White wins in 37 plies", "Black loses in 12 plies", "Draw": a value
+/// for the side to move, `to_move`, in words.
 pub fn describe_value(value: Value, to_move: Color) -> String {
     let plies = |d: u16| {
         if d == 1 {

@@ -82,6 +82,7 @@ impl Symmetries {
         self.perms.len()
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.perms.is_empty()
     }

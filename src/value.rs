@@ -7,8 +7,11 @@ use std::fmt;
 /// loser delays).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
+    /// The side to move wins in this many plies.
     Win(u16),
+    /// The side to move loses in this many plies.
     Loss(u16),
+    /// Neither side can force a win.
     Draw,
 }
 
@@ -68,10 +71,12 @@ impl fmt::Display for Value {
 pub struct Cell(pub u16);
 
 impl Cell {
+    /// A draw, and the filler of slots that hold no state.
     pub const DRAW: Cell = Cell(0);
     /// The deepest distance a cell holds.
     pub const MAX_DEPTH: u16 = u16::MAX - 1;
 
+    /// The distance in plies; `None` for a draw.
     pub fn depth(self) -> Option<u16> {
         self.0.checked_sub(1)
     }

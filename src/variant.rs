@@ -16,12 +16,20 @@ pub type Point = u8;
 /// Error building or selecting a variant.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum VariantError {
+    /// A variant name that is not known.
     #[error("unknown variant '{0}' (known: nine, twelve, eleven, six, five, lasker, morabaraba)")]
     Unknown(String),
+    /// A `--fly-at` that is neither a number nor `never`.
     #[error("invalid flying threshold '{0}' (expected a number of stones or 'never')")]
     BadFlyAt(String),
+    /// A board description that is not a board.
     #[error("board {board}: {what}")]
-    BadBoard { board: String, what: String },
+    BadBoard {
+        /// The board's name.
+        board: String,
+        /// What is wrong with it.
+        what: String,
+    },
 }
 
 /// The board graph: points with their names, adjacency and mills.
@@ -246,6 +254,8 @@ impl Board {
 
     /// Whether `own` (which contains `p`) has a complete mill through `p`.
     #[inline]
+    // A false positive: what it suggests tests another value.
+    #[allow(clippy::manual_contains)]
     pub fn closes_mill(&self, own: Bits, p: Point) -> bool {
         self.mills_at[p as usize].iter().any(|&m| own & m == m)
     }
@@ -285,6 +295,7 @@ pub fn points(mut set: Bits) -> impl Iterator<Item = Point> {
 /// When a player may fly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Flying {
+    /// Nobody flies.
     Never,
     /// With at most this many stones on the board and none in hand.
     AtMost(u8),
@@ -356,10 +367,12 @@ impl Variant {
         self
     }
 
+    /// The variant's name, as `--variant` takes it.
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// The board.
     pub fn board(&self) -> &Board {
         &self.board
     }
@@ -369,6 +382,7 @@ impl Variant {
         self.stones
     }
 
+    /// When a player may fly.
     pub fn flying(&self) -> Flying {
         self.flying
     }

@@ -35,8 +35,8 @@ use crate::database::{Database, DbError, HugeCells};
 use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
 use crate::position::State;
 use crate::rules::{for_each_move, play};
-use crate::solve::{add_counts, tally};
-use crate::table::Counts;
+use crate::stats::Counts;
+use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
@@ -79,8 +79,11 @@ pub fn value_from_successors(
 /// What checking one sector found.
 #[derive(Debug, Default, Clone)]
 pub struct SectorCheck {
+    /// The sector.
     pub sector: Sector,
+    /// States checked.
     pub states: u64,
+    /// States whose stored value differs from the recomputed one.
     pub mismatches: u64,
     /// A few mismatching states: (slot, stored, recomputed).
     pub examples: Vec<(u64, Value, Value)>,
@@ -187,6 +190,7 @@ pub struct Verifier<'a> {
 }
 
 impl<'a> Verifier<'a> {
+    /// A check of `sectors` of `db`.
     pub fn new(db: &'a Database, sectors: &[Sector]) -> Verifier<'a> {
         let mut plan = sectors.to_vec();
         plan.sort_by_key(|&s| plan_order(s));
@@ -366,7 +370,7 @@ impl<'a> MovingCheck<'a> {
 
     /// Checks every canonical state of the sector against `own`, its
     /// stored cells, walking it by the opponent's stones
-    /// ([`check_by_opponent`]); returns what it found and the counts of
+    /// (`check_by_opponent`); returns what it found and the counts of
     /// `own`.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
         check_by_opponent(
@@ -601,7 +605,7 @@ impl<'a> PlacementCheck<'a> {
 
     /// Checks every canonical state of the sector against `own`, its
     /// stored cells, walking it by the opponent's stones as the placement
-    /// solver does ([`check_by_opponent`]); returns what it found and the
+    /// solver does (`check_by_opponent`); returns what it found and the
     /// counts of `own`.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
         check_by_opponent(

@@ -5,7 +5,8 @@
 
 use morris::database::Database;
 use morris::index::Sector;
-use morris::table::{write_table, Counts};
+use morris::stats::Counts;
+use morris::table::write_table;
 use morris::value::{Cell, Value};
 use morris::variant::Variant;
 use serde_json::Value as Json;

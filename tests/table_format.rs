@@ -4,10 +4,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use morris::stats::Counts;
 use morris::table::{
-    synthetic_cells, write_table, write_table_with, Counts, Table, TableError, TableInfo,
-    WriteOptions, BLOCK_CELLS, FORMAT_VERSION,
+    write_table, write_table_with, Table, TableError, TableInfo, WriteOptions, BLOCK_CELLS,
+    FORMAT_VERSION,
 };
+use morris::testing::synthetic_cells;
 use proptest::prelude::*;
 
 const RULES: &str = "nine men's morris; fly at 3; test";

@@ -8,9 +8,9 @@
 //! Layout: `MORRISCK`, a little-endian `u32` header length, the bincode
 //! header, then per side the cells (native `u16`s; the header records the
 //! byte order), the marks (`u64`s) and the maxima (`u16`s). The header's
-//! CRC-32 covers the body. The file is written to `.tmp` (its space
-//! allocated first), synced and renamed, so a kill leaves the previous
-//! checkpoint or the new one, never half of one.
+//! CRC-32 covers the body. The file is replaced atomically (its space
+//! allocated first; see `crate::atomic_file`), so a kill leaves the
+//! previous checkpoint or the new one, never half of one.
 
 use super::space::allocate;
 use crate::solve::ChunkMarks;
@@ -28,20 +28,28 @@ const MAX_HEADER: u32 = 1 << 16;
 /// What a checkpoint is of; all of it must match for the file to be used.
 #[derive(Clone, Debug, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Header {
+    /// Version of the checkpoint layout.
     pub version: u32,
+    /// A fixed number, as written by the machine: its byte order.
     pub byte_order: u16,
+    /// The rules the pair is solved under.
     pub rules: String,
     /// The pair's sectors, and per sector its slots and chunks.
     pub sectors: Vec<String>,
+    /// Version of the index scheme.
     pub index_version: u32,
+    /// Slots per sector.
     pub slots: Vec<u64>,
+    /// Chunks per sector.
     pub chunks: Vec<u64>,
     /// The levels before this depth are done.
     pub depth: u16,
+    /// CRC-32 of the body.
     pub crc: u32,
 }
 
 impl Header {
+    /// The header of a checkpoint at `depth` (its CRC still to be filled in).
     pub fn new(
         rules: String,
         sectors: Vec<String>,
@@ -98,13 +106,21 @@ fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<{ MAX_HEADER as usize }>()
 }
 
+/// The magic bytes and the header length before the header.
+const PREFIX_BYTES: u64 = 8 + 4;
+
 /// The size of a checkpoint file of sides of `slots` cells each, header
 /// included (an upper bound on it).
 pub fn file_bytes(slots: &[u64], chunks: &[u64]) -> u64 {
-    8 + 4
+    PREFIX_BYTES
         + MAX_HEADER as u64 / 64
-        + slots.iter().map(|s| 2 * s).sum::<u64>()
-        + chunks.iter().map(|c| 10 * c).sum::<u64>()
+        + body_bytes(slots.iter().zip(chunks).map(|(&s, &c)| (2 * s, c)))
+}
+
+/// The bytes of the body of sides of (cell bytes, chunks): per chunk a
+/// `u64` mark and a `u16` maximum.
+fn body_bytes(sides: impl Iterator<Item = (u64, u64)>) -> u64 {
+    sides.map(|(cell_bytes, chunks)| cell_bytes + 10 * chunks).sum()
 }
 
 fn as_bytes<T: Copy>(values: &[T]) -> &[u8] {
@@ -134,22 +150,21 @@ fn body_crc(cells: &[&[u8]], marks: &[ChunkMarks]) -> u32 {
     crc.finalize()
 }
 
-/// Writes a checkpoint of the sides' `cells` and `marks` to `tmp`
-/// (allocating its space first) and syncs it; the caller renames it into
-/// place.
+/// Writes a checkpoint of the sides' `cells` and `marks` into `file`, a
+/// new empty file, allocating its space first; the caller syncs it and
+/// renames it into place.
 pub fn write(
-    tmp: &Path,
+    file: &File,
     mut header: Header,
     cells: &[&[u8]],
     marks: &[ChunkMarks],
 ) -> io::Result<()> {
     header.crc = body_crc(cells, marks);
     let encoded = bincode::encode_to_vec(&header, config()).map_err(io::Error::other)?;
-    let file = File::create(tmp)?;
-    let body: u64 =
-        cells.iter().zip(marks).map(|(c, m)| c.len() as u64 + 10 * m.marks.len() as u64).sum();
-    allocate(&file, 12 + encoded.len() as u64 + body)?;
-    let mut out = BufWriter::with_capacity(1 << 20, &file);
+    let body =
+        body_bytes(cells.iter().zip(marks).map(|(c, m)| (c.len() as u64, m.marks.len() as u64)));
+    allocate(file, PREFIX_BYTES + encoded.len() as u64 + body)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
     out.write_all(MAGIC)?;
     out.write_all(&(encoded.len() as u32).to_le_bytes())?;
     out.write_all(&encoded)?;
@@ -158,9 +173,7 @@ pub fn write(
         out.write_all(as_bytes(&marks.marks))?;
         out.write_all(as_bytes(&marks.deepest))?;
     }
-    out.flush()?;
-    drop(out);
-    file.sync_all()
+    out.flush()
 }
 
 /// The header of a checkpoint file, and the reader positioned at its body.

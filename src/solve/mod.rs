@@ -1,14 +1,14 @@
-//! Retrograde analysis: which sectors to solve in which order, and the
-//! solvers themselves. Nothing here opens a file: tables come in and go
-//! out as slices, and the [`crate::database`] module stores them.
+//! Retrograde analysis: which sectors to solve in which order, the
+//! solvers themselves, and the [`driver`] that runs them over a database.
+//! Nothing here opens a file: tables come in and go out as slices, and the
+//! [`crate::database`] module stores them.
 
+pub mod driver;
 pub mod moving;
 pub mod placement;
 pub mod plan;
 
 use crate::index::Sector;
-use crate::table::Counts;
-use crate::value::Value;
 use crate::variant::Variant;
 
 pub use moving::{solve_pair, ChunkMarks, PairReport, ResumePoint, SolvedSector, WorkingSector};
@@ -16,48 +16,30 @@ pub use moving::{solve_pair, ChunkMarks, PairReport, ResumePoint, SolvedSector, 
 /// Error while solving.
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError {
+    /// Working tables that do not fit the pair.
     #[error("sector pair {0}: the working tables do not match the sectors")]
     BadPair(String),
+    /// A sector read before it is solved.
     #[error("sector {0} must be solved first")]
     Unsolved(String),
+    /// Placement with moves while placing, which this solver does not handle.
     #[error("sector {0}: players may move while placing, so placement sectors have cycles; this solver handles acyclic placement only")]
     Cyclic(String),
+    /// A distance too long for a cell.
     #[error("sector {sector}: a distance exceeds {limit} plies, more than a cell holds")]
-    DepthOverflow { sector: String, limit: u16 },
+    DepthOverflow {
+        /// The sector.
+        sector: String,
+        /// The longest distance a cell holds.
+        limit: u16,
+    },
     /// [`Progress::cancelled`] said stop, or [`Progress::checkpoint`]
     /// could not store a checkpoint; the working cells are then of no use.
     #[error("sector {0}: interrupted")]
     Interrupted(String),
+    /// A resume point that does not fit the pair.
     #[error("sector {0}: the resume point does not fit the pair")]
     BadResume(String),
-}
-
-/// Adds one state of value `value` to `counts`.
-pub fn tally(counts: &mut Counts, value: Value) {
-    counts.states += 1;
-    match value {
-        Value::Win(d) => {
-            counts.wins += 1;
-            counts.max_win = counts.max_win.max(d);
-        }
-        Value::Loss(d) => {
-            counts.losses += 1;
-            counts.max_loss = counts.max_loss.max(d);
-        }
-        Value::Draw => counts.draws += 1,
-    }
-}
-
-/// The sum of two sets of counts.
-pub fn add_counts(a: Counts, b: Counts) -> Counts {
-    Counts {
-        states: a.states + b.states,
-        wins: a.wins + b.wins,
-        losses: a.losses + b.losses,
-        draws: a.draws + b.draws,
-        max_win: a.max_win.max(b.max_win),
-        max_loss: a.max_loss.max(b.max_loss),
-    }
 }
 
 /// Reports the progress of long work; the binary draws it, tests ignore it.
@@ -93,7 +75,9 @@ impl Progress for Silent {}
 /// A moving-phase sector pair: `m-o` and `o-m` (one sector when `m == o`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MovingPair {
+    /// Stones of the side with more stones.
     pub larger: u8,
+    /// Stones of the side with fewer stones.
     pub smaller: u8,
 }
 
@@ -117,6 +101,7 @@ impl MovingPair {
             .collect()
     }
 
+    /// Stones on the board, both sides together.
     pub fn stones(&self) -> u32 {
         (self.larger + self.smaller) as u32
     }

@@ -39,9 +39,10 @@
 //! [`Progress::checkpoint`] and can hand it back to [`solve_pair`], which
 //! then skips `init` and the levels already done.
 
-use super::{add_counts, tally, Progress, SolveError};
+use super::{Progress, SolveError};
 use crate::index::{Images, Indexer, PointImages, Sector, SectorIndex};
-use crate::table::Counts;
+use crate::stats::Counts;
+use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
@@ -59,7 +60,9 @@ const MAX_MOVES: usize = 256;
 
 /// An already solved sector: its cells in slot order.
 pub struct SolvedSector<'a> {
+    /// The sector.
     pub sector: Sector,
+    /// Its cells.
     pub cells: &'a [u16],
 }
 
@@ -71,7 +74,9 @@ pub fn chunk_count(slots: u64) -> u64 {
 
 /// One side of the pair being solved, with its working cells.
 pub struct WorkingSector<'a> {
+    /// The sector.
     pub sector: Sector,
+    /// Its working cells, one per slot.
     pub cells: &'a [AtomicU16],
 }
 
@@ -79,7 +84,9 @@ pub struct WorkingSector<'a> {
 /// the deepest cell written into it. Part of a [`ResumePoint`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChunkMarks {
+    /// Per chunk, the depths it may hold (bit `d % 64`).
     pub marks: Vec<u64>,
+    /// Per chunk, the deepest cell written into it.
     pub deepest: Vec<u16>,
 }
 
@@ -88,6 +95,7 @@ pub struct ChunkMarks {
 /// checkpoint the solve can resume from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ResumePoint {
+    /// The first level not done.
     pub depth: u16,
     /// One per side, in the order of the pair's sectors.
     pub sides: Vec<ChunkMarks>,
@@ -99,14 +107,23 @@ pub struct ResumePoint {
 /// `propagate`.
 #[derive(Clone, Debug, Default)]
 pub struct PairReport {
+    /// Canonical states solved.
     pub states: u64,
+    /// Depth levels propagated.
     pub levels: u32,
+    /// Moves and un-moves followed.
     pub edges: u64,
+    /// Time reading the tables it depends on.
     pub load: Duration,
+    /// Time finding the states decided at once.
     pub init: Duration,
+    /// Time propagating level by level.
     pub propagate: Duration,
+    /// Time settling the draws and counting.
     pub finish: Duration,
+    /// Time writing its tables.
     pub write: Duration,
+    /// The counts of each sector solved.
     pub counts: Vec<(Sector, Counts)>,
 }
 
@@ -497,7 +514,7 @@ impl<'a> Pair<'a> {
     /// makes them wins, a win counts them down.
     #[inline]
     fn update(&self, partner: &Side, batch: &Batch, depth: u16) {
-        if depth % 2 == 0 {
+        if depth.is_multiple_of(2) {
             let win = self.decided(depth as u32 + 1);
             for &p in batch.slots() {
                 self.mark_win(partner, p, win);

@@ -6,9 +6,10 @@
 //! mover's placements, apart from the rules module's generic generator
 //! that the forward check (`verify`) uses.
 
-use super::{add_counts, tally, Progress, SolveError};
+use super::{Progress, SolveError};
 use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
-use crate::table::Counts;
+use crate::stats::Counts;
+use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
@@ -19,7 +20,9 @@ const CHUNK: u64 = 1 << 14;
 
 /// A solved sector that placements lead to.
 pub struct Successor<'a> {
+    /// The sector.
     pub sector: Sector,
+    /// Its cells.
     pub cells: &'a [u16],
 }
 

@@ -27,10 +27,20 @@ use std::collections::HashMap;
 /// Why a job or a plan cannot be made.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
+    /// Text that is not a job.
     #[error("'{0}' is not a job: expected a pair M-O (or M,O) or a placement sector M-O-MH-OH")]
     Syntax(String),
+    /// A job the variant does not have.
     #[error("{job} is not a job of {variant}: {why}")]
-    Unknown { job: String, variant: String, why: String },
+    Unknown {
+        /// The job as given.
+        job: String,
+        /// The variant's name.
+        variant: String,
+        /// Why it is not a job of the variant.
+        why: String,
+    },
+    /// A placement phase with cycles, which is not split into jobs.
     #[error("the placement phase of {0} has cycles (players may move while placing), so it is not split into jobs; use --phase moving")]
     Cyclic(String),
 }
@@ -127,6 +137,7 @@ impl Job {
         }
     }
 
+    /// Whether it is a placement sector.
     pub fn is_placement(&self) -> bool {
         matches!(self, Job::Placement(_))
     }
@@ -146,6 +157,7 @@ impl std::fmt::Display for Job {
 /// A job in the plan with the jobs it needs finished first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlannedJob {
+    /// The job.
     pub job: Job,
     /// The jobs whose tables it reads, each once.
     pub depends_on: Vec<Job>,

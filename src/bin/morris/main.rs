@@ -5,6 +5,7 @@
 //! buffered stdout; errors come back as `anyhow` chains and are printed on
 //! one line.
 
+mod common;
 mod json;
 mod plan;
 mod play;
@@ -19,12 +20,11 @@ mod stats;
 mod units;
 mod verify;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
-use morris::database::Database;
-use morris::variant::{Flying, Variant};
+// `describe` and `one_line` are also `crate::` paths of the server's.
+use common::{describe, one_line, Global};
 use std::io::{self, BufWriter, IsTerminal, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Retrograde-analysis solver and endgame databases for Nine Men's Morris
@@ -36,37 +36,6 @@ struct Cli {
     global: Global,
     #[command(subcommand)]
     command: Command,
-}
-
-/// Options every command takes.
-#[derive(clap::Args)]
-struct Global {
-    /// The game: nine, twelve, eleven, six, five, lasker or morabaraba.
-    #[arg(long, global = true, env = "MORRIS_VARIANT", default_value = "nine")]
-    variant: String,
-
-    /// Fly with at most this many stones (3, 4, ...) or `never`; overrides
-    /// the variant's rule.
-    #[arg(long, global = true, value_name = "N|never")]
-    fly_at: Option<String>,
-
-    /// The database directory.
-    #[arg(long, global = true, env = "MORRIS_DB", default_value = "data/db")]
-    db: PathBuf,
-}
-
-impl Global {
-    /// The variant named by `--variant`, with `--fly-at` applied.
-    fn variant(&self) -> Result<Variant> {
-        let variant = Variant::named(&self.variant)?;
-        match &self.fly_at {
-            None => Ok(variant),
-            Some(text) => {
-                let flying: Flying = text.parse().context("--fly-at")?;
-                Ok(variant.with_flying(flying))
-            }
-        }
-    }
 }
 
 #[derive(Subcommand)]
@@ -112,51 +81,35 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<()> {
-    let variant = cli.global.variant()?;
+    let global = &cli.global;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     match &cli.command {
-        Command::Sectors(args) => sectors::run(&variant, args, &mut out)?,
-        Command::Show(args) => show::run(&variant, args, &mut out)?,
-        Command::Solve(args) => solve::run(&variant, &cli.global.db, args, &mut out)?,
-        Command::Plan(args) => plan::run(&variant, &cli.global.db, args, &mut out)?,
-        Command::Stats(args) => {
-            stats::run(&Database::new(&cli.global.db, variant), args, &mut out)?
-        }
-        Command::Verify(args) => {
-            verify::run(&Database::new(&cli.global.db, variant), args, &mut out)?
-        }
-        Command::Query(args) => query::run(&variant, &cli.global.db, args, &mut out)?,
+        Command::Sectors(args) => sectors::run(&global.variant()?, args, &mut out)?,
+        Command::Show(args) => show::run(&global.variant()?, args, &mut out)?,
+        Command::Solve(args) => solve::run(global.database()?, args, &mut out)?,
+        Command::Plan(args) => plan::run(&global.database()?, args, &mut out)?,
+        Command::Stats(args) => stats::run(&global.database()?, args, &mut out)?,
+        Command::Verify(args) => verify::run(&global.database()?, args, &mut out)?,
+        Command::Query(args) => query::run(&global.database()?, args, &mut out)?,
         Command::Play(args) => {
             let echo = !io::stdin().is_terminal();
-            play::run(&variant, &cli.global.db, args, &mut io::stdin().lock(), echo, &mut out)?
+            play::run(&global.database()?, args, &mut io::stdin().lock(), echo, &mut out)?
         }
         Command::Serve(args) => {
-            serve::run(&cli.global.db, cli.global.fly_at.as_deref(), args, &mut out)?
+            // Serves every variant, but a bad `--variant` is still an error.
+            global.variant()?;
+            serve::run(&global.db, global.fly_at.as_deref(), args, &mut out)?
         }
     }
     out.flush()?;
     Ok(())
 }
 
-/// The error chain joined by ": ", on one line.
-fn one_line(err: &anyhow::Error) -> String {
-    format!("{err:#}").replace('\n', " ")
-}
-
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain()
         .filter_map(|cause| cause.downcast_ref::<io::Error>())
         .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
-}
-
-/// A short description of the rules in force, e.g. `nine (flying at 3 stones)`.
-fn describe(variant: &Variant) -> String {
-    let flying = match variant.flying() {
-        Flying::Never => "no flying".to_string(),
-        Flying::AtMost(n) => format!("flying at {n} stones"),
-    };
-    format!("{} ({flying})", variant.name())
 }
 
 #[cfg(test)]

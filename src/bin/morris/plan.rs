@@ -3,9 +3,8 @@
 //! depends on and what it needs, for a scheduler that runs
 //! `morris solve --job ID` on many machines over a shared directory.
 
-use crate::sectors::{count, Phase};
-use crate::solve::check_max_stones;
-use crate::{describe, json, units};
+use crate::common::{check_max_stones, count, describe, Phase};
+use crate::{json, units};
 use anyhow::Result;
 use morris::database::{Database, JobNeeds};
 use morris::index::Sector;
@@ -13,7 +12,6 @@ use morris::solve::plan::{plan, PlannedJob};
 use morris::variant::Variant;
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::Path;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -39,10 +37,11 @@ struct Row {
     needs: JobNeeds,
 }
 
-pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
+pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
+    let variant = db.variant();
     let max_stones = check_max_stones(variant, args.max_stones)?;
     let jobs = plan(variant, max_stones, args.phase == Phase::All)?;
-    let rows = figures(variant, dir, jobs);
+    let rows = figures(db, jobs);
     if args.json {
         write_json(&rows, out)
     } else {
@@ -52,9 +51,9 @@ pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> 
 
 /// States and slots of each job's sectors (counted once per index
 /// layout, as `morris sectors` does) and what each job needs.
-fn figures(variant: &Variant, dir: &Path, jobs: Vec<PlannedJob>) -> Vec<Row> {
+fn figures(db: &Database, jobs: Vec<PlannedJob>) -> Vec<Row> {
     // The estimates do not look at the directory: only at the index.
-    let db = Database::new(dir, variant.clone());
+    let variant = db.variant();
     let sectors: Vec<Sector> = jobs.iter().flat_map(|j| j.job.sectors()).collect();
     let counts: HashMap<Sector, (u64, u64)> =
         count(variant, &sectors).into_iter().map(|r| (r.sector, (r.slots, r.states))).collect();

@@ -3,8 +3,7 @@
 //! The human's moves are read line by line from standard input, so a game
 //! can also be piped in; the end of the input ends the game.
 
-use crate::describe;
-use crate::query::{ending, parse_position};
+use crate::common::{describe, ending, parse_position};
 use anyhow::Result;
 use morris::database::Database;
 use morris::game::{Game, Repetition};
@@ -13,7 +12,6 @@ use morris::query::{after, describe_value, parse_move, Query};
 use morris::rules::{legal_moves, status, Status};
 use morris::variant::Variant;
 use std::io::{BufRead, Write};
-use std::path::Path;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,20 +39,19 @@ enum Side {
 /// Plays a game, reading the human's moves from `input`; `echo` writes
 /// each line read after its prompt (for input that is not a terminal).
 pub fn run(
-    variant: &Variant,
-    db_dir: &Path,
+    db: &Database,
     args: &Args,
     input: &mut impl BufRead,
     echo: bool,
     out: &mut impl Write,
 ) -> Result<()> {
+    let variant = db.variant();
     let human = match args.human {
         Side::White => Color::White,
         Side::Black => Color::Black,
     };
     let mut game = Game::new(parse_position(variant, &args.from)?, args.repetition);
-    let db = Database::new(db_dir, variant.clone());
-    let query = Query::new(&db);
+    let query = Query::new(db);
     // Ask once before the game starts, so a missing table is reported
     // before the human has typed anything.
     query.value(game.position())?;
@@ -62,7 +59,7 @@ pub fn run(
         out,
         "morris play: {} against the perfect player (database {})",
         describe(variant),
-        db_dir.display()
+        db.dir().display()
     )?;
     writeln!(
         out,

@@ -1,7 +1,10 @@
 //! `morris query`: the value of a position, every legal move with the value
 //! it leads to, a perfect-play line and the diagram, as text or JSON.
 
-use crate::{describe, json};
+use crate::common::{describe, ending};
+// The server reads positions through this path until it uses `common`.
+pub use crate::common::parse_position;
+use crate::json;
 use anyhow::Result;
 use morris::database::Database;
 use morris::index::Sector;
@@ -36,20 +39,20 @@ pub struct Args {
     transposition_mib: usize,
 }
 
-pub fn run(variant: &Variant, db_dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
+pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
+    let variant = db.variant();
     let position = parse_position(variant, &args.position.join(" "))?;
     let (position, played) = match &args.moves {
         Some(text) => play_moves(variant, &position, text)?,
         None => (position, Vec::new()),
     };
-    let db = Database::new(db_dir, variant.clone());
     let reported = std::cell::Cell::new(false);
     let report = |stats: &SearchStats| {
         reported.set(true);
         eprint!("\rsearching the placement phase: {} ", summary(stats));
     };
     let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
-    let query = Query::with_search(&db, options, &report);
+    let query = Query::with_search(db, options, &report);
     let end_progress = |what: &str| {
         if reported.replace(false) {
             eprintln!();
@@ -70,7 +73,7 @@ pub fn run(variant: &Variant, db_dir: &Path, args: &Args, out: &mut impl Write) 
     let value = query.value(&position);
     end_progress("value");
     let (value, exactness) = value?;
-    write_head(variant, db_dir, &played, &position, value, exactness, out)?;
+    write_head(variant, db.dir(), &played, &position, value, exactness, out)?;
     out.flush()?;
     let analysis = query.analyse(&position);
     end_progress("value, moves and line");
@@ -91,14 +94,6 @@ fn summary(s: &SearchStats) -> String {
         s.elapsed.as_secs_f64(),
         crate::units::rate(s.nodes_per_second())
     )
-}
-
-/// `start`, or a position in notation.
-pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
-    if text.trim() == "start" {
-        return Ok(Position::start(variant));
-    }
-    Ok(Position::parse(text, variant)?)
 }
 
 /// The diagram, where the position comes from, and its value.
@@ -160,20 +155,6 @@ fn write_moves(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<
     };
     field(out, "line", &summary)?;
     write_wrapped(out, &line.moves.iter().map(|m| m.notation(variant)).collect::<Vec<_>>())
-}
-
-/// How the game ended in `end`.
-pub fn ending(variant: &Variant, end: &Position) -> String {
-    let (loser, winner) = (end.to_move, end.to_move.other());
-    let state = end.state();
-    match morris::rules::status(variant, &state) {
-        Status::Lost if state.mover_stones() < 3 => {
-            format!("{winner} wins, {loser} is left with {} stones", state.mover_stones())
-        }
-        Status::Lost => format!("{winner} wins, {loser} cannot move"),
-        Status::Drawn => "a draw, the board is full".to_string(),
-        Status::Playing => "the game goes on".to_string(),
-    }
 }
 
 fn plies(n: usize) -> String {

@@ -1,13 +1,10 @@
 //! `morris sectors`: every sector with its index slots and canonical states.
 
-use crate::{describe, json, progress::Progress};
+use crate::common::{count, describe, Phase, Row};
+use crate::json;
 use anyhow::Result;
-use clap::ValueEnum;
-use morris::index::{Indexer, Sector, BINOMIAL};
 use morris::sectors::{moving_sectors, placement_sectors};
 use morris::variant::Variant;
-use rayon::prelude::*;
-use std::collections::HashMap;
 use std::io::Write;
 
 #[derive(clap::Args)]
@@ -21,20 +18,6 @@ pub struct Args {
     phase: Phase,
 }
 
-/// The phases of the game a command covers.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Phase {
-    Moving,
-    All,
-}
-
-/// One sector with its counts.
-pub struct Row {
-    pub sector: Sector,
-    pub slots: u64,
-    pub states: u64,
-}
-
 pub fn run(variant: &Variant, args: &Args, out: &mut impl Write) -> Result<()> {
     let mut sectors = moving_sectors(variant);
     if args.phase == Phase::All {
@@ -46,41 +29,6 @@ pub fn run(variant: &Variant, args: &Args, out: &mut impl Write) -> Result<()> {
     } else {
         write_table(variant, &rows, out)
     }
-}
-
-/// Slots and canonical states of every sector. The index layout depends
-/// only on the stones on the board, so each (mover, opponent) pair is
-/// counted once, in parallel, largest first.
-pub fn count(variant: &Variant, sectors: &[Sector]) -> Vec<Row> {
-    let ix = Indexer::new(variant.board());
-    let points = variant.board().points() as u32;
-    let mut layouts: Vec<(u8, u8)> = sectors.iter().map(|s| (s.mover, s.opponent)).collect();
-    layouts.sort_unstable();
-    layouts.dedup();
-    let raw_size = |&(m, o): &(u8, u8)| {
-        BINOMIAL.get(points, m as u32) * BINOMIAL.get(points - m as u32, o as u32)
-    };
-    layouts.sort_by_key(|layout| std::cmp::Reverse(raw_size(layout)));
-
-    let progress = Progress::new(layouts.len() as u64, "counting canonical states");
-    let counts: HashMap<(u8, u8), (u64, u64)> = layouts
-        .par_iter()
-        .map(|&(m, o)| {
-            let index = ix.sector(Sector::moving(m, o));
-            let counts = (index.slots(), index.canonical_states());
-            progress.inc();
-            ((m, o), counts)
-        })
-        .collect();
-    progress.finish();
-
-    sectors
-        .iter()
-        .map(|&sector| {
-            let (slots, states) = counts[&(sector.mover, sector.opponent)];
-            Row { sector, slots, states }
-        })
-        .collect()
 }
 
 fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {

@@ -3,7 +3,8 @@
 //! summary line per pair or sector. It holds the database's lock for the
 //! whole run and stops at a safe point on SIGINT or SIGTERM.
 
-use crate::{describe, sectors::Phase, signals, units};
+use crate::common::{check_max_stones, describe, threads, Phase};
+use crate::{signals, units};
 use anyhow::{bail, Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use morris::database::{Database, DbError, JobOutcome, PairProgress};
@@ -11,9 +12,7 @@ use morris::index::Sector;
 use morris::sectors::placement_sectors;
 use morris::solve::plan::Job;
 use morris::solve::{moving_pairs, MovingPair, PairReport, Progress};
-use morris::variant::Variant;
 use std::io::{self, Write};
-use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -81,32 +80,11 @@ fn interrupted(err: DbError, finished: String) -> anyhow::Error {
     }
 }
 
-/// All cores, or 1 when that cannot be found out.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
-}
-
-/// `--threads`, or all cores.
-pub fn threads(arg: Option<u32>) -> usize {
-    arg.map(|t| t as usize).unwrap_or_else(default_threads)
-}
-
-/// `--max-stones`, or every stone of the variant; an error when no pair
-/// has that few stones.
-pub fn check_max_stones(variant: &Variant, arg: Option<u32>) -> Result<u32> {
-    let max_stones = arg.unwrap_or(2 * variant.stones() as u32);
-    if moving_pairs(variant, max_stones).is_empty() {
-        bail!(
-            "--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)"
-        );
-    }
-    Ok(max_stones)
-}
-
-pub fn run(variant: &Variant, dir: &Path, args: &Args, out: &mut impl Write) -> Result<()> {
+pub fn run(db: Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let threads = threads(args.threads);
     let every = Duration::from_secs(args.checkpoint_secs);
-    let db = Database::new(dir, variant.clone()).with_checkpoints(Some(every));
+    let db = db.with_checkpoints(Some(every));
+    let variant = db.variant();
     if let Some(text) = &args.job {
         return run_job(&db, Job::parse(variant, text)?, threads, out);
     }

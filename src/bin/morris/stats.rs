@@ -1,11 +1,14 @@
 //! `morris stats`: what the tables in the database hold, sector by sector.
 
-use crate::{describe, json, units};
+use crate::common::{describe, missing_names, sectors_in};
+// The server finds this error here until it uses `common`.
+pub use crate::common::NoTables;
+use crate::{json, units};
 use anyhow::Result;
 use morris::database::Database;
 use morris::index::Sector;
 use morris::sectors::{moving_sectors, placement_sectors};
-use morris::table::{Counts, Distances};
+use morris::stats::{Counts, Distances};
 use std::io::Write;
 
 #[derive(clap::Args)]
@@ -41,57 +44,6 @@ pub struct Args {
     #[arg(long = "sector", value_name = "SECTOR", requires = "distances")]
     sectors: Vec<String>,
 }
-
-/// The names of the `missing` sectors for a note: every one with `all`,
-/// else the first 12 and `...`.
-pub fn missing_names(missing: &[Sector], all: bool) -> String {
-    let shown = if all { missing.len() } else { 12 };
-    let mut names: Vec<String> = missing.iter().take(shown).map(|s| s.to_string()).collect();
-    if missing.len() > names.len() {
-        names.push("...".to_string());
-    }
-    names.join(" ")
-}
-
-/// The sectors of the variant that have a table in the database, and
-/// those that have none, in the order of `morris sectors`: the moving
-/// phase, then the placement phase (whose missing sectors count once one
-/// of them is there). An empty database is an error.
-pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
-    let (mut present, mut missing): (Vec<Sector>, Vec<Sector>) =
-        moving_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
-    let (placed, unplaced): (Vec<Sector>, Vec<Sector>) =
-        placement_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
-    if !placed.is_empty() {
-        present.extend(placed);
-        missing.extend(unplaced);
-    }
-    if present.is_empty() {
-        return Err(NoTables(format!(
-            "no tables of {} in {}: solve some first, e.g. `morris solve --variant {} --max-stones 8 --db {}`",
-            describe(db.variant()),
-            db.dir().display(),
-            db.variant().name(),
-            db.dir().display()
-        ))
-        .into());
-    }
-    Ok((present, missing))
-}
-
-/// The database holds no table of the variant; the message names the
-/// command that solves some. A type of its own so that `morris serve` can
-/// answer it with 404 (nothing is wrong with the request).
-#[derive(Debug)]
-pub struct NoTables(String);
-
-impl std::fmt::Display for NoTables {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for NoTables {}
 
 struct Row {
     label: String,
@@ -207,7 +159,7 @@ fn write_text(
         label: format!("{} sectors", rows.len()),
         counts: rows
             .iter()
-            .fold(Counts::default(), |a, r| morris::solve::add_counts(a, r.counts.clone())),
+            .fold(Counts::default(), |a, r| morris::stats::add_counts(a, r.counts.clone())),
         bytes: rows.iter().map(|r| r.bytes).sum(),
     };
     writeln!(

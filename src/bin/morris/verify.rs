@@ -1,7 +1,8 @@
 //! `morris verify`: every table's checksums, then the independent forward
 //! check of every stored value; a non-zero exit when anything is wrong.
 
-use crate::{describe, solve::threads, stats::missing_names, stats::sectors_in, units};
+use crate::common::{describe, missing_names, sectors_in, threads};
+use crate::units;
 use anyhow::{anyhow, bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use morris::database::Database;

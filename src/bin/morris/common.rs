@@ -1,0 +1,228 @@
+//! What the commands share: the global options and the one place that
+//! turns them into a variant and a database, reading positions, counting
+//! sectors, finding the tables in a database, and the words for rules and
+//! errors. The commands use this module and not each other.
+
+use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
+use morris::database::Database;
+use morris::index::{Indexer, Sector, BINOMIAL};
+use morris::position::Position;
+use morris::rules::Status;
+use morris::sectors::{moving_sectors, placement_sectors};
+use morris::solve::moving_pairs;
+use morris::variant::{Flying, Variant};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::progress::Progress;
+
+/// Options every command takes.
+#[derive(clap::Args)]
+pub struct Global {
+    /// The game: nine, twelve, eleven, six, five, lasker or morabaraba.
+    #[arg(long, global = true, env = "MORRIS_VARIANT", default_value = "nine")]
+    pub variant: String,
+
+    /// Fly with at most this many stones (3, 4, ...) or `never`; overrides
+    /// the variant's rule.
+    #[arg(long, global = true, value_name = "N|never")]
+    pub fly_at: Option<String>,
+
+    /// The database directory.
+    #[arg(long, global = true, env = "MORRIS_DB", default_value = "data/db")]
+    pub db: PathBuf,
+}
+
+impl Global {
+    /// The variant named by `--variant`, with `--fly-at` applied.
+    pub fn variant(&self) -> Result<Variant> {
+        variant(&self.variant, self.fly_at.as_deref())
+    }
+
+    /// The database in `--db` of the variant named by `--variant`, with
+    /// `--fly-at` applied.
+    pub fn database(&self) -> Result<Database> {
+        database(&self.db, &self.variant, self.fly_at.as_deref())
+    }
+}
+
+/// The flying rule of a `--fly-at` argument: a number of stones or `never`.
+pub fn parse_fly_at(text: &str) -> Result<Flying> {
+    text.parse().context("--fly-at")
+}
+
+/// The variant called `name`, with the flying rule of `fly_at` (a
+/// `--fly-at` argument) when there is one.
+pub fn variant(name: &str, fly_at: Option<&str>) -> Result<Variant> {
+    let variant = Variant::named(name)?;
+    match fly_at {
+        None => Ok(variant),
+        Some(text) => Ok(variant.with_flying(parse_fly_at(text)?)),
+    }
+}
+
+/// The database in `dir` of the variant called `name`, with the flying
+/// rule of `fly_at`: how every command opens `--db`.
+pub fn database(dir: &Path, name: &str, fly_at: Option<&str>) -> Result<Database> {
+    Ok(Database::new(dir, variant(name, fly_at)?))
+}
+
+/// A short description of the rules in force, e.g. `nine (flying at 3 stones)`.
+pub fn describe(variant: &Variant) -> String {
+    let flying = match variant.flying() {
+        Flying::Never => "no flying".to_string(),
+        Flying::AtMost(n) => format!("flying at {n} stones"),
+    };
+    format!("{} ({flying})", variant.name())
+}
+
+/// The error chain joined by ": ", on one line.
+pub fn one_line(err: &anyhow::Error) -> String {
+    format!("{err:#}").replace('\n', " ")
+}
+
+/// `start`, or a position in notation.
+pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
+    if text.trim() == "start" {
+        return Ok(Position::start(variant));
+    }
+    Ok(Position::parse(text, variant)?)
+}
+
+/// How the game ended in `end`.
+pub fn ending(variant: &Variant, end: &Position) -> String {
+    let (loser, winner) = (end.to_move, end.to_move.other());
+    let state = end.state();
+    match morris::rules::status(variant, &state) {
+        Status::Lost if state.mover_stones() < 3 => {
+            format!("{winner} wins, {loser} is left with {} stones", state.mover_stones())
+        }
+        Status::Lost => format!("{winner} wins, {loser} cannot move"),
+        Status::Drawn => "a draw, the board is full".to_string(),
+        Status::Playing => "the game goes on".to_string(),
+    }
+}
+
+/// All cores, or 1 when that cannot be found out.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// `--threads`, or all cores.
+pub fn threads(arg: Option<u32>) -> usize {
+    arg.map(|t| t as usize).unwrap_or_else(default_threads)
+}
+
+/// `--max-stones`, or every stone of the variant; an error when no pair
+/// has that few stones.
+pub fn check_max_stones(variant: &Variant, arg: Option<u32>) -> Result<u32> {
+    let max_stones = arg.unwrap_or(2 * variant.stones() as u32);
+    if moving_pairs(variant, max_stones).is_empty() {
+        bail!(
+            "--max-stones {max_stones}: no pair has that few stones (the smallest, {{3,3}}, has 6)"
+        );
+    }
+    Ok(max_stones)
+}
+
+/// The phases of the game a command covers.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Phase {
+    Moving,
+    All,
+}
+
+/// One sector with its counts.
+pub struct Row {
+    pub sector: Sector,
+    pub slots: u64,
+    pub states: u64,
+}
+
+/// Slots and canonical states of every sector. The index layout depends
+/// only on the stones on the board, so each (mover, opponent) pair is
+/// counted once, in parallel, largest first.
+pub fn count(variant: &Variant, sectors: &[Sector]) -> Vec<Row> {
+    let ix = Indexer::new(variant.board());
+    let points = variant.board().points() as u32;
+    let mut layouts: Vec<(u8, u8)> = sectors.iter().map(|s| (s.mover, s.opponent)).collect();
+    layouts.sort_unstable();
+    layouts.dedup();
+    let raw_size = |&(m, o): &(u8, u8)| {
+        BINOMIAL.get(points, m as u32) * BINOMIAL.get(points - m as u32, o as u32)
+    };
+    layouts.sort_by_key(|layout| std::cmp::Reverse(raw_size(layout)));
+
+    let progress = Progress::new(layouts.len() as u64, "counting canonical states");
+    let counts: HashMap<(u8, u8), (u64, u64)> = layouts
+        .par_iter()
+        .map(|&(m, o)| {
+            let index = ix.sector(Sector::moving(m, o));
+            let counts = (index.slots(), index.canonical_states());
+            progress.inc();
+            ((m, o), counts)
+        })
+        .collect();
+    progress.finish();
+
+    sectors
+        .iter()
+        .map(|&sector| {
+            let (slots, states) = counts[&(sector.mover, sector.opponent)];
+            Row { sector, slots, states }
+        })
+        .collect()
+}
+
+/// The sectors of the variant that have a table in the database, and
+/// those that have none, in the order of `morris sectors`: the moving
+/// phase, then the placement phase (whose missing sectors count once one
+/// of them is there). An empty database is an error.
+pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
+    let (mut present, mut missing): (Vec<Sector>, Vec<Sector>) =
+        moving_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
+    let (placed, unplaced): (Vec<Sector>, Vec<Sector>) =
+        placement_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
+    if !placed.is_empty() {
+        present.extend(placed);
+        missing.extend(unplaced);
+    }
+    if present.is_empty() {
+        return Err(NoTables(format!(
+            "no tables of {} in {}: solve some first, e.g. `morris solve --variant {} --max-stones 8 --db {}`",
+            describe(db.variant()),
+            db.dir().display(),
+            db.variant().name(),
+            db.dir().display()
+        ))
+        .into());
+    }
+    Ok((present, missing))
+}
+
+/// The database holds no table of the variant; the message names the
+/// command that solves some. A type of its own so that `morris serve` can
+/// answer it with 404 (nothing is wrong with the request).
+#[derive(Debug)]
+pub struct NoTables(String);
+
+impl std::fmt::Display for NoTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoTables {}
+
+/// The names of the `missing` sectors for a note: every one with `all`,
+/// else the first 12 and `...`.
+pub fn missing_names(missing: &[Sector], all: bool) -> String {
+    let shown = if all { missing.len() } else { 12 };
+    let mut names: Vec<String> = missing.iter().take(shown).map(|s| s.to_string()).collect();
+    if missing.len() > names.len() {
+        names.push("...".to_string());
+    }
+    names.join(" ")
+}

@@ -1,0 +1,311 @@
+//! The bytes of a table file, as laid out in [`super`]: the constants of
+//! the format, the header, the offset table, the checksums and the
+//! encoding of one block. The reader and the writer share this and
+//! nothing else.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use bincode::config::{Configuration, Limit, LittleEndian, Varint};
+
+use crate::stats::Counts;
+
+/// Version of the file layout written by this build; other versions are refused.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Cells per block written by [`super::write_table`].
+pub const BLOCK_CELLS: u32 = 16 * 1024;
+
+/// zstd level used by [`super::write_table`].
+pub const ZSTD_LEVEL: i32 = 9;
+
+pub(super) const MAGIC: [u8; 8] = *b"MORRISTB";
+pub(super) const CRC_LEN: usize = 4;
+pub(super) const OFFSET_LEN: usize = 8;
+/// Bounds what a damaged header can make the decoder allocate.
+pub(super) const MAX_HEADER_BYTES: usize = 1 << 16;
+/// Bounds the block a reader decompresses, whatever the header says.
+pub(super) const MAX_BLOCK_CELLS: u32 = 1 << 20;
+
+pub(super) const HEADER_CONFIG: Configuration<LittleEndian, Varint, Limit<MAX_HEADER_BYTES>> =
+    bincode::config::standard().with_limit::<MAX_HEADER_BYTES>();
+
+/// What a table holds: the rules it was solved under, its sector, and its size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableInfo {
+    /// Opaque description of the variant and its rule parameters.
+    pub rules: String,
+    /// Name of the sector, e.g. "9-8".
+    pub sector: String,
+    /// Version of the index scheme that maps positions to slots.
+    pub index_version: u32,
+    /// Number of cells.
+    pub slots: u64,
+    /// Wins, losses and draws among its states.
+    pub counts: Counts,
+}
+
+/// A table that cannot be written, opened or read; every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// A file operation that failed.
+    #[error("{}: cannot {op}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        op: &'static str,
+        /// Why it failed.
+        #[source]
+        source: io::Error,
+    },
+    /// Not a table file.
+    #[error("{}: not a morris table (wrong magic bytes)", path.display())]
+    BadMagic {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A table of another format version.
+    #[error("{}: table format version {found} is not supported (this build reads version {FORMAT_VERSION})", path.display())]
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: u32,
+    },
+    /// A table solved under other rules.
+    #[error("{}: table was solved under other rules: it says {found:?}, expected {expected:?}", path.display())]
+    WrongRules {
+        /// The file.
+        path: PathBuf,
+        /// The rules asked for.
+        expected: String,
+        /// The rules it holds.
+        found: String,
+    },
+    /// A table of another sector.
+    #[error("{}: table holds sector {found}, expected sector {expected}", path.display())]
+    WrongSector {
+        /// The file.
+        path: PathBuf,
+        /// The sector asked for.
+        expected: String,
+        /// The sector it holds.
+        found: String,
+    },
+    /// A file longer or shorter than its header says.
+    #[error("{}: file is {found} bytes, its header and offset table say {expected} (truncated or trailing bytes)", path.display())]
+    Length {
+        /// The file.
+        path: PathBuf,
+        /// Bytes its header and offsets say.
+        expected: u64,
+        /// Bytes it has.
+        found: u64,
+    },
+    /// Bytes that fail a check.
+    #[error("{}: corrupt table: {what}", path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// An index past the last slot.
+    #[error("{}: index {index} is out of range (the table has {slots} slots)", path.display())]
+    OutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// The index asked for.
+        index: u64,
+        /// Slots in the table.
+        slots: u64,
+    },
+    /// Cells and counts that do not make a table.
+    #[error("{}: refusing to write table: {what}", path.display())]
+    BadInput {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+/// The first fields of `Header`, decodable before knowing whether the rest
+/// of the header has a layout this build understands.
+#[derive(bincode::Encode, bincode::Decode)]
+pub(super) struct Preamble {
+    magic: [u8; 8],
+    format_version: u32,
+}
+
+#[derive(bincode::Encode, bincode::Decode)]
+pub(super) struct Header {
+    pub(super) magic: [u8; 8],
+    pub(super) format_version: u32,
+    pub(super) rules: String,
+    pub(super) sector: String,
+    pub(super) index_version: u32,
+    pub(super) slots: u64,
+    pub(super) counts: Counts,
+    pub(super) block_cells: u32,
+    /// CRC-32 of the offset table. Fixed-width bytes rather than a varint so
+    /// the header keeps its length when it is rewritten after the blocks.
+    pub(super) offsets_crc: [u8; 4],
+}
+
+impl Header {
+    /// What the table holds, as its header says.
+    pub(super) fn info(&self) -> TableInfo {
+        TableInfo {
+            rules: self.rules.clone(),
+            sector: self.sector.clone(),
+            index_version: self.index_version,
+            slots: self.slots,
+            counts: self.counts.clone(),
+        }
+    }
+}
+
+pub(super) fn encode_header(header: &Header) -> Vec<u8> {
+    // Encoding plain integers, strings and arrays into a Vec cannot fail.
+    bincode::encode_to_vec(header, HEADER_CONFIG).expect("header encodes")
+}
+
+pub(super) fn io_error<'a>(
+    path: &'a Path,
+    op: &'static str,
+) -> impl FnOnce(io::Error) -> TableError + 'a {
+    move |source| TableError::Io { path: path.to_owned(), op, source }
+}
+
+/// One block on disk: the zstd frame of its byte planes, then the frame's CRC.
+pub(super) fn block_record(block: &[u16], level: i32) -> io::Result<Vec<u8>> {
+    let planes: Vec<u8> =
+        block.iter().map(|&c| c as u8).chain(block.iter().map(|&c| (c >> 8) as u8)).collect();
+    let mut record = zstd::bulk::compress(&planes, level)?;
+    let crc = crc32fast::hash(&record);
+    record.extend_from_slice(&crc.to_le_bytes());
+    Ok(record)
+}
+
+/// The cells of a block from its decompressed byte planes (all low bytes,
+/// then all high bytes) into `out` (half as long as `planes`).
+pub(super) fn cells_of_planes(planes: &[u8], out: &mut [u16]) {
+    let (low, high) = planes.split_at(out.len());
+    for (cell, (&lo, &hi)) in out.iter_mut().zip(low.iter().zip(high)) {
+        *cell = u16::from_le_bytes([lo, hi]);
+    }
+}
+
+/// Decodes and checks the header; returns it with its length in bytes.
+pub(super) fn parse_header(bytes: &[u8], path: &Path) -> Result<(Header, usize), TableError> {
+    let corrupt = |what: String| TableError::Corrupt { path: path.to_owned(), what };
+    if bytes.len() < MAGIC.len() {
+        return Err(corrupt(format!("{} bytes are too short for a header", bytes.len())));
+    }
+    if bytes[..MAGIC.len()] != MAGIC {
+        return Err(TableError::BadMagic { path: path.to_owned() });
+    }
+    let (preamble, _): (Preamble, usize) = bincode::decode_from_slice(bytes, HEADER_CONFIG)
+        .map_err(|e| corrupt(format!("unreadable header: {e}")))?;
+    if preamble.format_version != FORMAT_VERSION {
+        return Err(TableError::UnsupportedVersion {
+            path: path.to_owned(),
+            found: preamble.format_version,
+        });
+    }
+    let (header, len): (Header, usize) = bincode::decode_from_slice(bytes, HEADER_CONFIG)
+        .map_err(|e| corrupt(format!("unreadable header: {e}")))?;
+    let crc = bytes
+        .get(len..len + CRC_LEN)
+        .ok_or_else(|| corrupt("truncated after the header".into()))?;
+    if crc32fast::hash(&bytes[..len]).to_le_bytes() != crc {
+        return Err(corrupt("header checksum mismatch".into()));
+    }
+    Ok((header, len))
+}
+
+pub(super) fn check_identity(
+    header: &Header,
+    expect_rules: &str,
+    expect_sector: &str,
+    path: &Path,
+) -> Result<(), TableError> {
+    if header.rules != expect_rules {
+        return Err(TableError::WrongRules {
+            path: path.to_owned(),
+            expected: expect_rules.to_owned(),
+            found: header.rules.clone(),
+        });
+    }
+    if header.sector != expect_sector {
+        return Err(TableError::WrongSector {
+            path: path.to_owned(),
+            expected: expect_sector.to_owned(),
+            found: header.sector.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks the offset table and the file length; returns where the records
+/// start and where each ends.
+pub(super) fn parse_offsets(
+    bytes: &[u8],
+    header: &Header,
+    header_len: usize,
+    path: &Path,
+) -> Result<(usize, Vec<usize>), TableError> {
+    let corrupt = |what: String| TableError::Corrupt { path: path.to_owned(), what };
+    if !(1..=MAX_BLOCK_CELLS).contains(&header.block_cells) {
+        return Err(corrupt(format!("block size {} is out of range", header.block_cells)));
+    }
+    let blocks = header.slots.div_ceil(u64::from(header.block_cells));
+    let start = header_len + CRC_LEN;
+    let table = usize::try_from(blocks)
+        .ok()
+        .and_then(|n| n.checked_mul(OFFSET_LEN))
+        .and_then(|len| bytes.get(start..start.checked_add(len)?))
+        .ok_or_else(|| {
+            corrupt(format!(
+                "file of {} bytes ends inside the offset table of {blocks} blocks",
+                bytes.len()
+            ))
+        })?;
+    if crc32fast::hash(table).to_le_bytes() != header.offsets_crc {
+        return Err(corrupt("offset table checksum mismatch".into()));
+    }
+    let data_start = start + table.len();
+    let ends = record_ends(table).map_err(corrupt)?;
+    let records_len = ends.last().map_or(0, |&end| end as u64);
+    let expected = (data_start as u64).saturating_add(records_len);
+    if expected != bytes.len() as u64 {
+        return Err(TableError::Length {
+            path: path.to_owned(),
+            expected,
+            found: bytes.len() as u64,
+        });
+    }
+    Ok((data_start, ends))
+}
+
+/// Decodes the offset table, checking that every record has room for its CRC.
+pub(super) fn record_ends(table: &[u8]) -> Result<Vec<usize>, String> {
+    let mut prev = 0u64;
+    let mut ends = Vec::with_capacity(table.len() / OFFSET_LEN);
+    for (block, raw) in table.chunks_exact(OFFSET_LEN).enumerate() {
+        let end = u64::from_le_bytes(raw.try_into().expect("chunks are 8 bytes"));
+        // A damaged table could hold any value: no arithmetic may overflow.
+        if prev.checked_add(CRC_LEN as u64 + 1).is_none_or(|min| end < min) {
+            return Err(format!(
+                "block {block} ends at {end}, before its start {prev} plus a checksum"
+            ));
+        }
+        let end_usize = usize::try_from(end)
+            .map_err(|_| format!("block {block} ends past the address space"))?;
+        ends.push(end_usize);
+        prev = end;
+    }
+    Ok(ends)
+}

@@ -1,0 +1,279 @@
+//! Reading a table: the header and offset table checked on opening, each
+//! block checked and decompressed when it is read, a few recent blocks
+//! kept for probes that land near each other.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rayon::prelude::*;
+
+use super::format::{
+    cells_of_planes, check_identity, io_error, parse_header, parse_offsets, TableError, TableInfo,
+    CRC_LEN,
+};
+use crate::stats::{add_histograms, cell_histogram, Distances, Tally};
+
+/// Decompressed blocks `Table::get` keeps: a handful covers the locality of
+/// a search that probes neighbouring positions.
+pub(super) const CACHED_BLOCKS: usize = 8;
+
+/// A table file opened for reading: the header and offset table are checked
+/// on opening, each block when it is read.
+pub struct Table<B: AsRef<[u8]>> {
+    bytes: B,
+    pub(super) blocks: Blocks,
+    cache: Mutex<BlockCache>,
+}
+
+/// Where the blocks of a table are, apart from the bytes themselves (which
+/// need not be `Sync`), so parallel readers can share it.
+pub(super) struct Blocks {
+    pub(super) path: PathBuf,
+    pub(super) info: TableInfo,
+    pub(super) block_cells: u64,
+    pub(super) data_start: usize,
+    /// End of each block record, counted from `data_start`.
+    pub(super) ends: Vec<usize>,
+}
+
+impl Table<memmap2::Mmap> {
+    /// Opens a table file, refusing it unless it was solved under
+    /// `expect_rules` and holds sector `expect_sector`. Reads only the header
+    /// and the offset table.
+    pub fn open(path: &Path, expect_rules: &str, expect_sector: &str) -> Result<Self, TableError> {
+        let file = File::open(path).map_err(io_error(path, "open the table"))?;
+        // Safety: the map is only sound while nobody changes the file. Tables
+        // are never modified in place: writers make a new file and rename it
+        // over the old one, which leaves this mapping on the old, unchanged
+        // inode. If some other program truncates the file anyway, touching a
+        // page past the new end raises SIGBUS and kills the process; if it
+        // rewrites bytes, block checksums catch most changes, but a change
+        // between a block's checksum and its decompression can go unnoticed.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io_error(path, "map the table"))?;
+        Table::from_bytes(map, path, expect_rules, expect_sector)
+    }
+}
+
+impl<B: AsRef<[u8]>> Table<B> {
+    /// Reads a table from `bytes` (the whole file), naming `path_for_errors`
+    /// in errors. Checks as [`Table::open`] does.
+    pub fn from_bytes(
+        bytes: B,
+        path_for_errors: &Path,
+        expect_rules: &str,
+        expect_sector: &str,
+    ) -> Result<Self, TableError> {
+        let path = path_for_errors.to_owned();
+        let data = bytes.as_ref();
+        let (header, header_len) = parse_header(data, &path)?;
+        check_identity(&header, expect_rules, expect_sector, &path)?;
+        let (data_start, ends) = parse_offsets(data, &header, header_len, &path)?;
+        let blocks = Blocks {
+            info: header.info(),
+            block_cells: u64::from(header.block_cells),
+            data_start,
+            ends,
+            path,
+        };
+        Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
+    }
+
+    /// Rules, sector, index version, size and counts from the header.
+    pub fn info(&self) -> &TableInfo {
+        &self.blocks.info
+    }
+
+    /// Size of the file in bytes.
+    pub fn bytes_on_disk(&self) -> u64 {
+        self.bytes.as_ref().len() as u64
+    }
+
+    /// The cell at `index`.
+    pub fn get(&self, index: u64) -> Result<u16, TableError> {
+        let b = &self.blocks;
+        if index >= b.info.slots {
+            return Err(TableError::OutOfRange {
+                path: b.path.clone(),
+                index,
+                slots: b.info.slots,
+            });
+        }
+        let cells = self.cached_block((index / b.block_cells) as usize)?;
+        Ok(cells[(index % b.block_cells) as usize])
+    }
+
+    /// All cells, every block checked.
+    pub fn read_all(&self) -> Result<Vec<u16>, TableError> {
+        let b = &self.blocks;
+        let slots = usize::try_from(b.info.slots)
+            .map_err(|_| b.corrupt(format!("{} slots do not fit in memory", b.info.slots)))?;
+        let mut cells = vec![0; slots];
+        self.read_all_into(&mut cells)?;
+        Ok(cells)
+    }
+
+    /// All cells into `out` (exactly as many as the table has slots),
+    /// every block checked; for callers that choose where the cells live.
+    pub fn read_all_into(&self, out: &mut [u16]) -> Result<(), TableError> {
+        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
+        if out.len() as u64 != b.info.slots {
+            return Err(b.corrupt(format!(
+                "{} slots read into room for {}",
+                b.info.slots,
+                out.len()
+            )));
+        }
+        out.par_chunks_mut(b.block_cells as usize)
+            .enumerate()
+            .try_for_each(|(block, out)| b.decode(bytes, block, out))
+    }
+
+    /// Reads and checks every block, and that the counts in the header agree
+    /// with the cells.
+    pub fn verify(&self) -> Result<(), TableError> {
+        let b = &self.blocks;
+        self.fold_blocks(Tally::of, Tally::default, Tally::merge)?
+            .check(&b.info.counts, b.info.slots)
+            .map_err(|why| b.corrupt(format!("header counts disagree with the cells: {why}")))
+    }
+
+    /// How many states lie at each distance, every block read and checked
+    /// (a pass over the whole table, a block at a time); an error if the
+    /// totals disagree with the header's counts.
+    pub fn distances(&self) -> Result<Distances, TableError> {
+        let b = &self.blocks;
+        let by_cell = self.fold_blocks(cell_histogram, Vec::new, add_histograms)?;
+        let distances = Distances::of_cell_histogram(
+            &by_cell,
+            b.info.slots.saturating_sub(b.info.counts.states),
+        );
+        if distances.counts() != b.info.counts {
+            return Err(b.corrupt(format!(
+                "header counts {:?} disagree with the cells' {:?}",
+                b.info.counts,
+                distances.counts()
+            )));
+        }
+        Ok(distances)
+    }
+
+    /// Every block read, checked and summarised by `summary` in parallel
+    /// (one block's cells in memory per thread), the summaries joined by
+    /// `join` from `empty`.
+    fn fold_blocks<T: Send>(
+        &self,
+        summary: impl Fn(&[u16]) -> T + Sync + Send,
+        empty: impl Fn() -> T + Sync + Send,
+        join: impl Fn(T, T) -> T + Sync + Send,
+    ) -> Result<T, TableError> {
+        let (b, bytes) = (&self.blocks, self.bytes.as_ref());
+        (0..b.ends.len())
+            .into_par_iter()
+            .map_init(Vec::new, |buf, block| {
+                buf.resize(b.block_len(block), 0);
+                b.decode(bytes, block, buf)?;
+                Ok(summary(buf))
+            })
+            .try_reduce(empty, |x, y| Ok(join(x, y)))
+    }
+
+    fn cached_block(&self, block: usize) -> Result<Arc<[u16]>, TableError> {
+        if let Some(cells) = self.cache().get(block) {
+            return Ok(cells);
+        }
+        // Decompress without holding the lock, so other threads' hits proceed.
+        let mut cells = vec![0; self.blocks.block_len(block)];
+        self.blocks.decode(self.bytes.as_ref(), block, &mut cells)?;
+        let cells: Arc<[u16]> = cells.into();
+        self.cache().insert(block, cells.clone());
+        Ok(cells)
+    }
+
+    fn cache(&self) -> MutexGuard<'_, BlockCache> {
+        // A panic elsewhere cannot leave the cache inconsistent: it only holds
+        // complete, checked blocks.
+        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl Blocks {
+    fn corrupt(&self, what: String) -> TableError {
+        TableError::Corrupt { path: self.path.clone(), what }
+    }
+
+    fn block_len(&self, block: usize) -> usize {
+        let start = block as u64 * self.block_cells;
+        (self.info.slots - start).min(self.block_cells) as usize
+    }
+
+    fn record<'a>(&self, bytes: &'a [u8], block: usize) -> &'a [u8] {
+        let start = if block == 0 { 0 } else { self.ends[block - 1] };
+        &bytes[self.data_start + start..self.data_start + self.ends[block]]
+    }
+
+    /// Checks block `block` of the file `bytes` and decompresses it into
+    /// `out` (exactly its length).
+    fn decode(&self, bytes: &[u8], block: usize, out: &mut [u16]) -> Result<(), TableError> {
+        let record = self.record(bytes, block);
+        let (frame, crc) = record.split_at(record.len() - CRC_LEN);
+        if crc32fast::hash(frame).to_le_bytes() != crc {
+            return Err(self.corrupt(format!("block {block}: checksum mismatch")));
+        }
+        let mut planes = vec![0u8; 2 * out.len()];
+        let n = decompress(frame, &mut planes)
+            .map_err(|e| self.corrupt(format!("block {block}: cannot decompress: {e}")))?;
+        if n != planes.len() {
+            return Err(self.corrupt(format!(
+                "block {block}: decompressed to {n} bytes, expected {}",
+                planes.len()
+            )));
+        }
+        cells_of_planes(&planes, out);
+        Ok(())
+    }
+}
+
+/// Decompresses one zstd frame into `out`, returning its decompressed size.
+fn decompress(frame: &[u8], out: &mut [u8]) -> io::Result<usize> {
+    thread_local! {
+        // Creating a zstd context per block would cost as much as the
+        // decompression itself.
+        static CONTEXT: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+    }
+    CONTEXT.with_borrow_mut(|context| {
+        let context = match context {
+            Some(context) => context,
+            None => context.insert(zstd::bulk::Decompressor::new()?),
+        };
+        context.decompress_to_buffer(frame, out)
+    })
+}
+
+/// The most recently used decompressed blocks, most recent last.
+#[derive(Default)]
+pub(super) struct BlockCache {
+    pub(super) recent: Vec<(usize, Arc<[u16]>)>,
+}
+
+impl BlockCache {
+    pub(super) fn get(&mut self, block: usize) -> Option<Arc<[u16]>> {
+        let pos = self.recent.iter().position(|(b, _)| *b == block)?;
+        let entry = self.recent.remove(pos);
+        let cells = entry.1.clone();
+        self.recent.push(entry);
+        Some(cells)
+    }
+
+    pub(super) fn insert(&mut self, block: usize, cells: Arc<[u16]>) {
+        if self.recent.iter().any(|(b, _)| *b == block) {
+            return; // another thread decoded it meanwhile
+        }
+        if self.recent.len() == CACHED_BLOCKS {
+            self.recent.remove(0);
+        }
+        self.recent.push((block, cells));
+    }
+}

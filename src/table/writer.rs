@@ -1,0 +1,165 @@
+//! Writing a table: the cells compressed block by block in parallel, the
+//! header and offset table written last over placeholders, the whole file
+//! replaced atomically.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::format::{
+    block_record, encode_header, io_error, Header, TableError, TableInfo, BLOCK_CELLS, CRC_LEN,
+    FORMAT_VERSION, MAGIC, MAX_BLOCK_CELLS, MAX_HEADER_BYTES, OFFSET_LEN, ZSTD_LEVEL,
+};
+use crate::atomic_file::write_atomically;
+use crate::stats::Tally;
+
+/// Blocks compressed in parallel before they are written out, so the writer
+/// holds a bounded amount of compressed data in memory.
+const WRITE_BATCH_BLOCKS: usize = 64;
+
+/// Settings of the writer; the reader takes them from the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Cells per compressed block, 1 to 2^20.
+    pub block_cells: u32,
+    /// zstd compression level of the blocks.
+    pub zstd_level: i32,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions { block_cells: BLOCK_CELLS, zstd_level: ZSTD_LEVEL }
+    }
+}
+
+/// Writes a table atomically: to `<path>.tmp`, fsync, then rename over
+/// `path`, so `path` holds either its old content or the complete new table.
+/// `cells.len()` must equal `info.slots`, and `info.counts` must agree with
+/// the cells.
+pub fn write_table(path: &Path, info: &TableInfo, cells: &[u16]) -> Result<(), TableError> {
+    write_table_with(path, info, cells, &WriteOptions::default())
+}
+
+/// More bytes than the table of `slots` cells takes on disk with the
+/// default block size, whatever its values: every block stored at zstd's
+/// worst case (its input plus 1/128 and a frame), with its CRC and offset,
+/// and the largest header.
+pub fn max_table_bytes(slots: u64) -> u64 {
+    let blocks = slots.div_ceil(BLOCK_CELLS as u64);
+    2 * slots
+        + slots / 64
+        + blocks * (128 + CRC_LEN as u64 + OFFSET_LEN as u64)
+        + MAX_HEADER_BYTES as u64
+        + CRC_LEN as u64
+}
+
+/// [`write_table`] with other block size or compression level.
+pub fn write_table_with(
+    path: &Path,
+    info: &TableInfo,
+    cells: &[u16],
+    options: &WriteOptions,
+) -> Result<(), TableError> {
+    let header = checked_header(path, info, cells, options)?;
+    write_atomically(
+        path,
+        |file, tmp| write_contents(file, tmp, header, cells, options),
+        |path, op, source| TableError::Io { path: path.to_owned(), op, source },
+    )
+}
+
+fn checked_header(
+    path: &Path,
+    info: &TableInfo,
+    cells: &[u16],
+    options: &WriteOptions,
+) -> Result<Header, TableError> {
+    let refuse = |what: String| TableError::BadInput { path: path.to_owned(), what };
+    if cells.len() as u64 != info.slots {
+        return Err(refuse(format!("{} cells for {} slots", cells.len(), info.slots)));
+    }
+    if !(1..=MAX_BLOCK_CELLS).contains(&options.block_cells) {
+        return Err(refuse(format!(
+            "block size {} is not in 1..={MAX_BLOCK_CELLS}",
+            options.block_cells
+        )));
+    }
+    Tally::of_parallel(cells)
+        .check(&info.counts, info.slots)
+        .map_err(|why| refuse(format!("counts disagree with the cells: {why}")))?;
+    let header = Header {
+        magic: MAGIC,
+        format_version: FORMAT_VERSION,
+        rules: info.rules.clone(),
+        sector: info.sector.clone(),
+        index_version: info.index_version,
+        slots: info.slots,
+        counts: info.counts.clone(),
+        block_cells: options.block_cells,
+        offsets_crc: [0; 4],
+    };
+    let len = encode_header(&header).len();
+    if len > MAX_HEADER_BYTES {
+        return Err(refuse(format!("header of {len} bytes exceeds {MAX_HEADER_BYTES}")));
+    }
+    Ok(header)
+}
+
+/// Writes header and offset-table placeholders, the records, then the real
+/// header and offset table over the placeholders.
+fn write_contents(
+    file: &mut File,
+    tmp: &Path,
+    mut header: Header,
+    cells: &[u16],
+    options: &WriteOptions,
+) -> Result<(), TableError> {
+    let block_cells = options.block_cells as usize;
+    let blocks = cells.len().div_ceil(block_cells);
+    let placeholder = encode_header(&header);
+    let prefix_len = placeholder.len() + CRC_LEN + blocks * OFFSET_LEN;
+
+    let mut out = BufWriter::with_capacity(1 << 20, &mut *file);
+    let ends = (|| {
+        out.write_all(&vec![0; prefix_len])?;
+        write_records(&mut out, cells, block_cells, options.zstd_level)
+    })()
+    .map_err(io_error(tmp, "write the blocks"))?;
+    out.flush().map_err(io_error(tmp, "write the blocks"))?;
+    drop(out);
+
+    let offsets: Vec<u8> = ends.iter().flat_map(|end| end.to_le_bytes()).collect();
+    header.offsets_crc = crc32fast::hash(&offsets).to_le_bytes();
+    let head = encode_header(&header);
+    debug_assert_eq!(head.len(), placeholder.len());
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| file.write_all(&head))
+        .and_then(|_| file.write_all(&crc32fast::hash(&head).to_le_bytes()))
+        .and_then(|_| file.write_all(&offsets))
+        .map_err(io_error(tmp, "write the header"))
+}
+
+/// Compresses and writes the blocks in order; returns the end of each record.
+fn write_records(
+    out: &mut impl Write,
+    cells: &[u16],
+    block_cells: usize,
+    level: i32,
+) -> io::Result<Vec<u64>> {
+    let mut ends = Vec::with_capacity(cells.len().div_ceil(block_cells));
+    let mut end = 0u64;
+    for batch in cells.chunks(block_cells * WRITE_BATCH_BLOCKS) {
+        let records: Vec<Vec<u8>> = batch
+            .par_chunks(block_cells)
+            .map(|block| block_record(block, level))
+            .collect::<io::Result<_>>()?;
+        for record in records {
+            out.write_all(&record)?;
+            end += record.len() as u64;
+            ends.push(end);
+        }
+    }
+    Ok(ends)
+}
