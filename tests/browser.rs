@@ -536,11 +536,10 @@ fn moving_cycle(server: &Server) -> (String, Vec<String>) {
         );
         for m1 in quiet(&p0) {
             let p1 = server.query(
-                &p0["moves"].as_array().unwrap().iter().find(|m| m["move"] == m1.as_str()).unwrap()
+                p0["moves"].as_array().unwrap().iter().find(|m| m["move"] == m1.as_str()).unwrap()
                     ["position"]
                     .as_str()
-                    .unwrap()
-                    .to_string(),
+                    .unwrap(),
             );
             for m2 in quiet(&p1) {
                 let moves = [m1.clone(), m2.clone(), back(&m1), back(&m2)];

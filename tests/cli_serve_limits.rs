@@ -4,7 +4,6 @@
 //! second, and the server must still be running after. Every test is
 //! bounded in connections (a few hundred at most) and in time (seconds).
 
-#[allow(dead_code)] // Not every helper is used here.
 mod common;
 
 use common::command;
