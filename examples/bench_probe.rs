@@ -13,10 +13,12 @@
 //! the positions of the solved sectors (each sector weighted by its
 //! number of states), with a fixed seed. `scripts/bench.sh` runs it.
 
-use morris::database::{Database, Quiet};
+use morris::database::Database;
+
 use morris::index::Sector;
 use morris::position::{Color, Position, State};
 use morris::query::Query;
+use morris::solve::driver::Quiet;
 use morris::solve::moving_pairs;
 use morris::variant::{Bits, Variant};
 use std::hint::black_box;

@@ -40,7 +40,6 @@ use std::time::Duration;
 
 // The solve driver's types, where callers of the solve methods of
 // `Database` have always found them.
-pub use crate::solve::driver::{JobOutcome, PairProgress, PlacementSummary, Quiet, SolveSummary};
 
 /// How often a pair's propagation is checkpointed by default: a kill
 /// loses at most this much work of the pair (plus one level).

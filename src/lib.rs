@@ -6,7 +6,8 @@
 //! perfect play goes on:
 //!
 //! ```
-//! use morris::database::{Database, Quiet};
+//! use morris::database::Database;
+//! use morris::solve::driver::Quiet;
 //! use morris::query::Query;
 //! use morris::{Position, Value, Variant};
 //!
@@ -53,8 +54,6 @@ pub use variant::{Bits, Board, Flying, Point, Variant};
 pub mod database;
 pub mod game;
 pub mod query;
-// Its docs come with the cancellation work under way in src/search/.
-#[allow(missing_docs, rustdoc::private_intra_doc_links)]
 pub mod search;
 pub mod solve;
 pub mod stats;

@@ -9,7 +9,7 @@
 //! `\r` keeps only what follows it, as on the screen.
 //!
 //! A command that serves (`morris serve`, and `curl` against it) is skipped
-//! with its reason; `tests/serve.rs` holds the server to the same output.
+//! with its reason; `tests/cli_serve.rs` holds the server to the same output.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -65,9 +65,9 @@ fn examples(markdown: &str) -> Vec<Example> {
 /// Why a command is not run here, if it is not.
 fn skipped(command: &str) -> Option<&'static str> {
     if command.starts_with("curl ") {
-        Some("asks a running `morris serve`; tests/serve.rs checks every route")
+        Some("asks a running `morris serve`; tests/cli_serve.rs checks every route")
     } else if command.split_whitespace().any(|word| word == "serve") {
-        Some("serves until stopped; tests/serve.rs runs the server")
+        Some("serves until stopped; tests/cli_serve.rs runs the server")
     } else if command.starts_with("cargo ") {
         Some("builds and runs an example against a running server")
     } else {

@@ -4,11 +4,13 @@
 //! transposition table too small to keep anything. `morris query` answered
 //! by a search is in `cli_query.rs`.
 
-use morris::database::{Database, Quiet};
+use morris::database::Database;
+
 use morris::query::{after, Exactness, Query};
 use morris::rules::{legal_moves, play, status, Status};
 use morris::search::{Outcome, Search, SearchOptions};
 use morris::sectors::placement_sectors;
+use morris::solve::driver::Quiet;
 use morris::{Position, State, Value, Variant};
 
 fn moving_only(v: Variant, max_stones: u32) -> Database {

@@ -1,6 +1,8 @@
 //! The moving-phase solver on small sectors, checked by the forward check.
 
-use morris::database::{Database, Quiet};
+use morris::database::Database;
+
+use morris::solve::driver::Quiet;
 use morris::solve::moving_pairs;
 use morris::variant::{Flying, Variant};
 use morris::verify::check_sector;

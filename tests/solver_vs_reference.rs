@@ -1,8 +1,10 @@
 //! The fast solver against the deliberately simple reference solver:
 //! every value and every distance of every canonical state.
 
-use morris::database::{Database, Quiet};
+use morris::database::Database;
+
 use morris::reference::{solve_moving, solve_moving_phase, ReferenceSolution};
+use morris::solve::driver::Quiet;
 use morris::{Flying, Sector, State, Variant};
 
 fn compare(db: &Database, reference: &ReferenceSolution, sectors: &[(u8, u8)]) {

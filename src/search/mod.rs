@@ -14,7 +14,7 @@
 //! What makes the search of nine's start feasible is the order of moves
 //! ([`order`]); the rest keeps each node cheap: a transposition table of
 //! fixed size ([`transpositions`]), leaves read from 2-bit copies of the
-//! tables ([`leaves`]), no allocation per node, and no question to the
+//! tables (`leaves`), no allocation per node, and no question to the
 //! file system after a sector's first use.
 //!
 //! A caller may bound a search in time or stop it from another thread
@@ -37,8 +37,11 @@ use transpositions::{Bounds, Transpositions};
 /// A game-theoretic outcome without its distance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
+    /// The side to move wins.
     Win,
+    /// Neither side can force a win.
     Draw,
+    /// The side to move loses.
     Loss,
 }
 
@@ -87,10 +90,11 @@ pub struct SearchStats {
     pub transpositions: u64,
     /// Entries the transposition table holds.
     pub remembered: u64,
-    /// Sector tables copied for the leaves, their size in bytes, and the
-    /// time the copies took.
+    /// Sector tables copied for the leaves.
     pub sectors_loaded: usize,
+    /// The bytes of those copies.
     pub leaf_bytes: usize,
+    /// The time the copies took.
     pub loading: Duration,
     /// Time spent searching (copying tables included).
     pub elapsed: Duration,
@@ -143,6 +147,7 @@ impl<'a> Search<'a> {
         Search::with_options(db, SearchOptions::default())
     }
 
+    /// A search over `db` with the memory and limits of `options`.
     pub fn with_options(db: &'a Database, options: SearchOptions) -> Search<'a> {
         Search {
             db,

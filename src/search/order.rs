@@ -29,7 +29,9 @@ use crate::variant::{Bits, Board, Variant};
 /// A move with the rank the order gives it (larger first).
 #[derive(Clone, Copy, Debug)]
 pub struct Scored {
+    /// The move's rank: larger is tried first.
     pub rank: u32,
+    /// The move.
     pub mv: Move,
 }
 

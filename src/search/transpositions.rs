@@ -35,7 +35,9 @@ pub fn key(sector: Sector, slot: u64) -> u64 {
 /// Proved bounds on a score (-1 loss, 0 draw, 1 win for the side to move).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounds {
+    /// The score is at least this.
     pub lower: i8,
+    /// The score is at most this.
     pub upper: i8,
 }
 

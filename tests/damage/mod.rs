@@ -5,10 +5,12 @@
 //! other rules.
 #![allow(dead_code)]
 
-use morris::database::{Database, Quiet};
+use morris::database::Database;
+
 use morris::index::Sector;
 use morris::position::{Color, Position, State};
 use morris::query::Query;
+use morris::solve::driver::Quiet;
 use morris::stats::Counts;
 use morris::table::{write_table, TableInfo, BLOCK_CELLS};
 use morris::value::Cell;

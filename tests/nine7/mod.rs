@@ -4,11 +4,13 @@
 //! use; and positions to ask it about.
 #![allow(dead_code)]
 
-use morris::database::{Database, Quiet};
+use morris::database::Database;
+
 use morris::index::Sector;
 use morris::position::{Color, Position, State};
 use morris::query::{after, parse_move};
 use morris::rules::{legal_moves, status, Status};
+use morris::solve::driver::Quiet;
 use morris::variant::Variant;
 use std::sync::OnceLock;
 

@@ -2,7 +2,7 @@
 //! and the browser tests), and the database of Six Men's Morris they
 //! share.
 
-use super::common::{command, ok};
+use super::common::{command, ok, scratch};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 pub fn six() -> &'static Path {
     static DB: OnceLock<tempfile::TempDir> = OnceLock::new();
     DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         ok(dir.path(), &["--variant", "six", "solve", "--threads", "2"]);
         dir
     })

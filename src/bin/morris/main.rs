@@ -22,8 +22,7 @@ mod verify;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-// `describe` and `one_line` are also `crate::` paths of the server's.
-use common::{describe, one_line, Global};
+use common::{one_line, Global};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 

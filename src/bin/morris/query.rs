@@ -1,9 +1,7 @@
 //! `morris query`: the value of a position, every legal move with the value
 //! it leads to, a perfect-play line and the diagram, as text or JSON.
 
-use crate::common::{describe, ending};
-// The server reads positions through this path until it uses `common`.
-pub use crate::common::parse_position;
+use crate::common::{describe, ending, parse_position};
 use crate::json;
 use anyhow::Result;
 use morris::database::Database;

@@ -1,7 +1,7 @@
 //! `morris show`: everything the library knows about one position without
 //! a database.
 
-use crate::describe;
+use crate::common::describe;
 use anyhow::Result;
 use morris::index::{Indexer, Sector};
 use morris::position::{Position, State};

@@ -1,8 +1,6 @@
 //! `morris stats`: what the tables in the database hold, sector by sector.
 
 use crate::common::{describe, missing_names, sectors_in};
-// The server finds this error here until it uses `common`.
-pub use crate::common::NoTables;
 use crate::{json, units};
 use anyhow::Result;
 use morris::database::Database;

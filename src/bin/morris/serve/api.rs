@@ -5,14 +5,15 @@
 //! variant, never a path, so nothing it sends can reach another file.
 
 use super::http::{Reply, Target};
-use crate::{describe, json, query, stats};
+use crate::common::{describe, one_line, parse_position, NoTables};
+use crate::{json, query, stats};
 use morris::database::{Database, DbError};
 use morris::index::Sector;
 use morris::position::Position;
 use morris::query::{play_moves, Query, QueryError};
 use morris::search::{SearchOptions, SearchStats};
 use morris::sectors::{moving_sectors, placement_sectors};
-use morris::variant::{points, Board, Variant, VariantError};
+use morris::variant::{points, Board, VariantError};
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -39,9 +40,7 @@ pub struct Site {
 const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
 impl Site {
-    pub fn new(dir: &Path, variants: Vec<Variant>) -> Site {
-        let databases: Vec<Database> =
-            variants.into_iter().map(|v| Database::new(dir, v)).collect();
+    pub fn new(databases: Vec<Database>) -> Site {
         let placement_complete = databases.iter().map(|_| Mutex::new((false, None))).collect();
         Site { databases, placement_complete }
     }
@@ -123,7 +122,7 @@ pub fn search_key(site: &Site, url: &str) -> Option<(String, String)> {
     }
     let db = site.database(target.get("variant")?).ok()?;
     let variant = db.variant();
-    let position = query::parse_position(variant, target.get("position")?).ok()?;
+    let position = parse_position(variant, target.get("position")?).ok()?;
     let position = match target.get("moves") {
         Some(moves) => play_moves(variant, &position, moves).ok()?.0,
         None => position,
@@ -194,8 +193,7 @@ fn distances_of(reads: &mut Reads, target: &Target) -> Result<Reply, Reply> {
     target.only(&["variant", "sector"]).map_err(|e| Reply::bad_request(&e))?;
     let db = reads.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
     let name = target.require("sector").map_err(|e| Reply::bad_request(&e))?;
-    let sector =
-        stats::sector_of(db, name).map_err(|e| Reply::bad_request(&crate::one_line(&e)))?;
+    let sector = stats::sector_of(db, name).map_err(|e| Reply::bad_request(&one_line(&e)))?;
     let key = (db.variant().name().to_string(), sector.to_string());
     if let Some(body) = reads.done.get(&key) {
         return Ok(Reply::json(body.clone()));
@@ -203,9 +201,9 @@ fn distances_of(reads: &mut Reads, target: &Target) -> Result<Reply, Reply> {
     let body = match stats::distances_object(db, sector) {
         Ok(object) => format!("{object}\n"),
         Err(e) if matches!(e.downcast_ref::<DbError>(), Some(DbError::Missing { .. })) => {
-            return Err(Reply::error(404, &crate::one_line(&e)))
+            return Err(Reply::error(404, &one_line(&e)))
         }
-        Err(e) => return Err(Reply::error(500, &crate::one_line(&e))),
+        Err(e) => return Err(Reply::error(500, &one_line(&e))),
     };
     reads.done.insert(key, body.clone().into_bytes());
     Ok(Reply::json(body.into_bytes()))
@@ -239,8 +237,7 @@ fn query_of(queries: &mut Queries, target: &Target) -> Result<Reply, Reply> {
         queries.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
     let variant = db.variant();
     let text = target.require("position").map_err(|e| Reply::bad_request(&e))?;
-    let position = query::parse_position(variant, text)
-        .map_err(|e| Reply::bad_request(&crate::one_line(&e)))?;
+    let position = parse_position(variant, text).map_err(|e| Reply::bad_request(&one_line(&e)))?;
     let position = match target.get("moves") {
         Some(moves) => play_moves(variant, &position, moves).map_err(query_error)?.0,
         None => position,
@@ -248,7 +245,7 @@ fn query_of(queries: &mut Queries, target: &Target) -> Result<Reply, Reply> {
     let analysis = queries.of(db).analyse(&position).map_err(query_error)?;
     let mut body = Vec::new();
     query::write_json(variant, &analysis, &mut body)
-        .map_err(|e| Reply::error(500, &crate::one_line(&e)))?;
+        .map_err(|e| Reply::error(500, &one_line(&e)))?;
     Ok(Reply::json(body))
 }
 
@@ -261,7 +258,7 @@ fn query_error(err: QueryError) -> Reply {
         QueryError::Notation(_) | QueryError::Illegal { .. } => 400,
         _ => 500,
     };
-    Reply::error(status, &crate::one_line(&err.into()))
+    Reply::error(status, &one_line(&err.into()))
 }
 
 /// `/api/stats?variant=V[&all=true]`: the rows of `morris stats --json`.
@@ -280,10 +277,8 @@ fn stats_of(site: &Site, target: &Target) -> Result<Reply, Reply> {
     let mut body = Vec::new();
     match stats::json(db, all, &mut body) {
         Ok(()) => Ok(Reply::json(body)),
-        Err(e) if e.downcast_ref::<stats::NoTables>().is_some() => {
-            Err(Reply::error(404, &crate::one_line(&e)))
-        }
-        Err(e) => Err(Reply::error(500, &crate::one_line(&e))),
+        Err(e) if e.downcast_ref::<NoTables>().is_some() => Err(Reply::error(404, &one_line(&e))),
+        Err(e) => Err(Reply::error(500, &one_line(&e))),
     }
 }
 
@@ -395,9 +390,8 @@ mod tests {
 
     #[test]
     fn every_known_variant_is_served_and_nothing_else() {
-        let variants: Vec<Variant> =
-            VARIANT_NAMES.iter().map(|n| Variant::named(n).unwrap()).collect();
-        let site = Site::new(Path::new("/nonexistent"), variants);
+        let databases = super::super::databases(Path::new("/nonexistent"), None).unwrap();
+        let site = Site::new(databases);
         for name in VARIANT_NAMES {
             assert!(site.database(name).is_ok());
         }

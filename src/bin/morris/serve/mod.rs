@@ -16,11 +16,13 @@ mod hosts;
 mod http;
 mod lanes;
 
+use crate::common;
 use anyhow::{Context, Result};
 use conn::Limits;
 use http::Reply;
+use morris::database::Database;
 use morris::search::SearchOptions;
-use morris::variant::{Flying, Variant, VARIANT_NAMES};
+use morris::variant::VARIANT_NAMES;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -116,7 +118,7 @@ pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Writ
         request: seconds(args.request_seconds, "--request-seconds")?,
         reply: seconds(args.reply_seconds, "--reply-seconds")?,
     };
-    let site: &'static api::Site = Box::leak(Box::new(api::Site::new(db_dir, variants(fly_at)?)));
+    let site: &'static api::Site = Box::leak(Box::new(api::Site::new(databases(db_dir, fly_at)?)));
     let listener = std::net::TcpListener::bind(&args.bind)
         .with_context(|| format!("cannot listen on {}", args.bind))?;
     listener.set_nonblocking(true).context("a non-blocking socket")?;
@@ -159,19 +161,10 @@ pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Writ
     })
 }
 
-/// The variants served, with `fly_at` applied to each when given.
-fn variants(fly_at: Option<&str>) -> Result<Vec<Variant>> {
-    let flying: Option<Flying> = fly_at.map(str::parse).transpose().context("--fly-at")?;
-    VARIANT_NAMES
-        .iter()
-        .map(|name| -> Result<Variant> {
-            let v = Variant::named(name)?;
-            Ok(match flying {
-                Some(f) => v.with_flying(f),
-                None => v,
-            })
-        })
-        .collect()
+/// The databases served from `dir`, one per known variant, each under its
+/// own rules or, with `fly_at`, that flying rule.
+fn databases(dir: &Path, fly_at: Option<&str>) -> Result<Vec<Database>> {
+    VARIANT_NAMES.iter().map(|name| common::database(dir, name, fly_at)).collect()
 }
 
 /// Files kept for other uses than connections: standard streams, tables,

@@ -6,7 +6,7 @@
 mod common;
 mod server;
 
-use common::{command, ok, text};
+use common::{command, fails, ok, scratch, text};
 use serde_json::Value as Json;
 use server::{encode, six, Server};
 use std::io::{Read, Write};
@@ -68,20 +68,15 @@ fn query_target(variant: &str, position: &str, moves: Option<&str>) -> String {
     t
 }
 
-/// What `morris` prints after `morris: error: ` when it fails.
+/// What `morris` prints after `morris: error: ` when it fails (exit code 1,
+/// one line, no panic).
 fn cli_error(db: &Path, args: &[&str]) -> String {
-    let output = command(db, args).output().unwrap();
-    assert!(!output.status.success(), "{args:?} succeeded");
-    let stderr = text(&output.stderr);
+    let stderr = fails(db, args);
     stderr
         .trim_end()
         .strip_prefix("morris: error: ")
         .unwrap_or_else(|| panic!("{stderr}"))
         .to_string()
-}
-
-fn empty_db() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap()
 }
 
 #[test]
@@ -121,7 +116,7 @@ fn query_answers_exactly_what_query_json_prints() {
 
 #[test]
 fn a_placement_position_without_tables_is_searched_and_marked_so() {
-    let dir = empty_db();
+    let dir = scratch();
     ok(dir.path(), &["--variant", "six", "solve", "--phase", "moving", "--threads", "2"]);
     let server = Server::start(dir.path());
     for (position, moves) in [("start", None), ("start", Some("a5 b4 c5 d4"))] {
@@ -273,7 +268,7 @@ fn distances_answer_what_stats_distances_prints_for_the_sector() {
         assert!(error.contains(needle), "{target}: {error}");
     }
     // A sector the directory does not hold: 404 with the solve command.
-    let dir = empty_db();
+    let dir = scratch();
     let empty = Server::start(dir.path());
     let error = empty.error("/api/distances?variant=six&sector=5-5", 404);
     assert!(error.contains("morris solve --variant six"), "{error}");
@@ -325,7 +320,7 @@ fn bad_input_is_400_with_the_clis_message() {
 
 #[test]
 fn a_missing_sector_is_404_naming_the_solve_command() {
-    let dir = empty_db();
+    let dir = scratch();
     let server = Server::start(dir.path());
     for position in ["start", "WWW...../B.B..B.. b 0 0"] {
         let error = server.error(&query_target("six", position, None), 404);
