@@ -15,10 +15,10 @@
 
 use morris::database::Database;
 
+use morris::driver::Quiet;
 use morris::index::Sector;
 use morris::position::{Color, Position, State};
 use morris::query::Query;
-use morris::solve::driver::Quiet;
 use morris::solve::moving_pairs;
 use morris::variant::{Bits, Variant};
 use std::hint::black_box;

@@ -1,6 +1,6 @@
 //! Times the moving-phase solver pair by pair: `cargo run --release --example solve_timing -- nine 10 2 DIR`.
 use morris::database::Database;
-use morris::solve::driver::PairProgress;
+use morris::driver::PairProgress;
 use morris::solve::{PairReport, Progress, Silent};
 use morris::variant::Variant;
 

@@ -1,6 +1,6 @@
 //! A database directory: one table file per sector and the working files
 //! of the pair being solved. The driver that solves what is missing is
-//! [`crate::solve::driver`]; it gets its tables from here and hands the
+//! [`crate::driver`]; it gets its tables from here and hands the
 //! finished ones back.
 //!
 //! A finished sector is written to a temporary file and renamed into

@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use morris::database::Database;
-//! use morris::solve::driver::Quiet;
+//! use morris::driver::Quiet;
 //! use morris::query::Query;
 //! use morris::{Position, Value, Variant};
 //!
@@ -52,6 +52,7 @@ pub use position::{Color, Move, Position, State};
 pub use value::{Cell, Value};
 pub use variant::{Bits, Board, Flying, Point, Variant};
 pub mod database;
+pub mod driver;
 pub mod game;
 pub mod query;
 pub mod search;

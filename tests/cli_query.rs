@@ -12,12 +12,12 @@ mod nine7;
 
 use common::{field, json, morris_with_input, scratch, text};
 use morris::database::Database;
+use morris::driver::Quiet;
 use morris::game::{Game, Repetition};
 use morris::index::Sector;
 use morris::position::{Color, Move, Position};
 use morris::query::{after, Query};
 use morris::rules::{status, Status};
-use morris::solve::driver::Quiet;
 use morris::value::Value;
 use morris::variant::Variant;
 use nine7::{db, nine, positions};

@@ -6,11 +6,11 @@
 
 use morris::database::Database;
 
+use morris::driver::Quiet;
 use morris::query::{after, Exactness, Query};
 use morris::rules::{legal_moves, play, status, Status};
 use morris::search::{Outcome, Search, SearchOptions};
 use morris::sectors::placement_sectors;
-use morris::solve::driver::Quiet;
 use morris::{Position, State, Value, Variant};
 
 fn moving_only(v: Variant, max_stones: u32) -> Database {

@@ -2,7 +2,7 @@
 
 use morris::database::Database;
 
-use morris::solve::driver::Quiet;
+use morris::driver::Quiet;
 use morris::solve::moving_pairs;
 use morris::variant::{Flying, Variant};
 use morris::verify::check_sector;

@@ -3,8 +3,8 @@
 
 use morris::database::Database;
 
+use morris::driver::Quiet;
 use morris::reference::{solve_moving, solve_moving_phase, ReferenceSolution};
-use morris::solve::driver::Quiet;
 use morris::{Flying, Sector, State, Variant};
 
 fn compare(db: &Database, reference: &ReferenceSolution, sectors: &[(u8, u8)]) {

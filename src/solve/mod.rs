@@ -1,9 +1,8 @@
 //! Retrograde analysis: which sectors to solve in which order, the
-//! solvers themselves, and the [`driver`] that runs them over a database.
-//! Nothing here opens a file: tables come in and go out as slices, and the
-//! [`crate::database`] module stores them.
+//! solvers themselves. Nothing here opens a file: tables come in and go
+//! out as slices; [`crate::driver`] runs the solvers over a database, which
+//! stores them.
 
-pub mod driver;
 pub mod moving;
 pub mod placement;
 pub mod plan;

@@ -7,10 +7,10 @@
 
 use morris::database::Database;
 
+use morris::driver::Quiet;
 use morris::index::Sector;
 use morris::position::{Color, Position, State};
 use morris::query::Query;
-use morris::solve::driver::Quiet;
 use morris::stats::Counts;
 use morris::table::{write_table, TableInfo, BLOCK_CELLS};
 use morris::value::Cell;

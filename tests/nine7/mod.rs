@@ -6,11 +6,11 @@
 
 use morris::database::Database;
 
+use morris::driver::Quiet;
 use morris::index::Sector;
 use morris::position::{Color, Position, State};
 use morris::query::{after, parse_move};
 use morris::rules::{legal_moves, status, Status};
-use morris::solve::driver::Quiet;
 use morris::variant::Variant;
 use std::sync::OnceLock;
 

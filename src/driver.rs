@@ -15,14 +15,14 @@ use std::time::{Duration, Instant};
 
 use memmap2::MmapMut;
 
-use super::placement;
-use super::plan::Job;
-use super::{
+use crate::database::{io_error, Database, DbError, HugeCells};
+use crate::index::Sector;
+use crate::solve::placement;
+use crate::solve::plan::Job;
+use crate::solve::{
     moving_pairs, placement_order, MovingPair, PairReport, Progress, ResumePoint, SolveError,
     SolvedSector, WorkingSector,
 };
-use crate::database::{io_error, Database, DbError, HugeCells};
-use crate::index::Sector;
 use crate::table::max_table_bytes;
 
 /// What a working file or checkpoint is for, in the no-space message.
@@ -278,7 +278,7 @@ impl Database {
         };
         let loaded = began.elapsed();
         let result = pool.install(|| {
-            super::solve_pair(
+            crate::solve::solve_pair(
                 self.variant(),
                 self.indexer(),
                 &sides,
@@ -484,6 +484,6 @@ pub struct Quiet;
 
 impl PairProgress for Quiet {
     fn phases(&self) -> &dyn Progress {
-        &super::Silent
+        &crate::solve::Silent
     }
 }
