@@ -80,6 +80,11 @@ impl Database {
         threads: usize,
         progress: &dyn PairProgress,
     ) -> Result<PlacementSummary, DbError> {
+        if self.variant().move_while_placing() {
+            // The placement solver walks sectors in an acyclic order; moves
+            // while placing would lead back into a sector not yet solved.
+            return Err(SolveError::Cyclic(self.variant().name().to_string()).into());
+        }
         for note in self.begin_solve()? {
             progress.note(&note);
         }

@@ -18,7 +18,7 @@ use tempfile::TempDir;
 mod common;
 use common::{
     assert_same_tables, command, fails, fails_with_stdout, field, files, json, nine_up_to_8, ok,
-    scratch, wait_for,
+    scratch, tables, wait_for,
 };
 
 #[test]
@@ -438,4 +438,20 @@ fn committed_placement_figures_of_nine_agree_with_a_solve() {
     low.sort();
     all.sort();
     assert_eq!(low, all);
+}
+
+/// Regression: `solve --variant lasker` with the placement phase panicked in
+/// the placement solver ("6-2-0-1 is not a placement sector of the mover")
+/// after solving the moving phase. It is now refused at once, in one line,
+/// before anything is written; `--phase moving` still solves.
+#[test]
+fn lasker_placement_is_refused_in_one_line_before_the_moving_phase() {
+    let dir = scratch();
+    let err = fails(dir.path(), &["--variant", "lasker", "solve", "--max-stones", "7"]);
+    assert!(err.contains("placement phase of lasker is not built"), "{err}");
+    assert!(err.contains("--phase moving"), "{err}");
+    assert!(tables(dir.path()).is_empty(), "nothing solved before the refusal");
+    let args = ["--variant", "lasker", "solve", "--max-stones", "7", "--phase", "moving"];
+    ok(dir.path(), &args);
+    assert!(!tables(dir.path()).is_empty());
 }

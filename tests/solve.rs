@@ -128,3 +128,13 @@ fn twelve_full_board_after_placement_is_a_draw() {
         assert_eq!(value_from_successors(&v, &p.state(), &lookup), morris::Value::Draw, "{name}");
     }
 }
+
+/// The library refuses Lasker's placement phase with an error, not a panic
+/// of the acyclic placement solver.
+#[test]
+fn lasker_placement_is_an_error_of_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::new(dir.path(), Variant::named("lasker").unwrap());
+    let err = db.solve_placement(7, 1, &Quiet).unwrap_err();
+    assert!(err.to_string().contains("players may move while placing"), "{err}");
+}

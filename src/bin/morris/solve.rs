@@ -98,6 +98,14 @@ pub fn run(db: Database, args: &Args, out: &mut impl Write) -> Result<()> {
         };
     }
     let max_stones = check_max_stones(variant, args.max_stones)?;
+    if args.phase == Phase::All && variant.move_while_placing() {
+        // Refused before the moving phase, not after hours of it.
+        bail!(
+            "the placement phase of {} is not built: players may move while placing, so its \
+             sectors reach each other in cycles; solve the moving phase with --phase moving",
+            variant.name()
+        );
+    }
     // The lock first: a second solver, or a directory that cannot be
     // written, stops here before anything else is done.
     for note in db.begin_solve()? {
