@@ -177,13 +177,17 @@ fn a_search_is_shared_and_stops_when_its_last_client_goes() {
     // The same position joins the search under way: the queue of one
     // has room for one more distinct search, not two.
     let second = server.ask(LONG);
+    // While `other` waits, the two searches take 20 ms turns, and each of
+    // the long search's turns gets through 1,024 nodes before its spin:
+    // keep that short, or the long search (some 16,000 nodes) may finish
+    // before the test looks at it (it did, 1 run in 6, with 300 + 200 ms).
     let other = server.ask("W......./......../........ b 3 4");
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(100));
     let (status, body, _) = server.query(".W....../......../........ b 3 4");
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("busy"), "{body}");
     drop(other.shutdown(std::net::Shutdown::Both));
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(100));
     server.answers();
     // One client of the search leaves: it goes on for the other. (The
     // search thread runs at nice 10, so on a busy machine it may get a
