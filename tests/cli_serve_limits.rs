@@ -6,8 +6,8 @@
 
 mod common;
 
-use common::command;
-use std::io::{BufRead, BufReader, Read, Write};
+use common::{command, served_address};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Stdio};
@@ -49,14 +49,7 @@ impl Server {
             }
         }
         let mut child = cmd.spawn().expect("morris serve starts");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-        let addr = first
-            .trim()
-            .rsplit_once("http://")
-            .and_then(|(_, rest)| rest.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("no address in {first:?}"))
-            .to_string();
+        let addr = served_address(&mut child);
         Server { child, addr, stderr, _db: db }
     }
 

@@ -13,8 +13,8 @@
 
 mod common;
 
-use common::{command, ok};
-use std::io::{BufRead, BufReader, Read, Write};
+use common::{command, ok, served_address};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -66,14 +66,7 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("morris serve starts");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-        let addr = first
-            .trim()
-            .rsplit_once("http://")
-            .and_then(|(_, rest)| rest.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("no address in {first:?}"))
-            .to_string();
+        let addr = served_address(&mut child);
         Server { child, addr }
     }
 

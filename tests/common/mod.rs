@@ -18,7 +18,7 @@ mod dirs;
 pub use dirs::{assert_same_tables, empty_db, files, nine_up_to_8, scratch, tables, SOLVE_NINE_8};
 
 use serde_json::Value as Json;
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -125,4 +125,17 @@ pub fn wait_for(child: &mut Child, db: &Path, file: &str) {
         assert!(Instant::now() < deadline, "{file} never appeared");
         std::thread::sleep(Duration::from_millis(1));
     }
+}
+
+/// The address a `morris serve` started with `--bind 127.0.0.1:0` and a
+/// piped stdout listens on, from the first line it prints.
+pub fn served_address(server: &mut Child) -> String {
+    let mut first = String::new();
+    BufReader::new(server.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    first
+        .trim()
+        .rsplit_once("http://")
+        .and_then(|(_, rest)| rest.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .to_string()
 }

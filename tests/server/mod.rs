@@ -2,8 +2,7 @@
 //! and the browser tests), and the database of Six Men's Morris they
 //! share.
 
-use super::common::{command, ok, scratch};
-use std::io::{BufRead, BufReader};
+use super::common::{command, ok, scratch, served_address};
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::OnceLock;
@@ -35,14 +34,7 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("morris serve starts");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-        let addr = first
-            .trim()
-            .rsplit_once("http://")
-            .and_then(|(_, rest)| rest.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("no address in {first:?}"))
-            .to_string();
+        let addr = served_address(&mut child);
         Server { child, addr }
     }
 }
