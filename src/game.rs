@@ -173,7 +173,7 @@ impl Game {
             return Ok(Vec::new());
         }
         let position = *self.position();
-        let (repeating, others): (Vec<(Move, Value)>, Vec<(Move, Value)>) =
+        let (repeating, others): (Vec<_>, Vec<_>) =
             moves.into_iter().partition(|&(mv, _)| self.would_repeat(&after(&position, mv)));
         let best_other = others.first().map(|&(_, v)| v);
         if let Some(&(draw, _)) = repeating.first() {
