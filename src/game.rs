@@ -11,9 +11,9 @@
 //! among moves of equal value avoids those that let the opponent repeat.
 
 use crate::position::{Move, Position};
-use crate::query::{after, MoveValue, Query, QueryError};
+use crate::query::{after, Exactness, MoveValue, Query, QueryError};
 use crate::rules::{legal_moves, status, Status};
-use crate::tiebreak::{best_draws, TieBreak, Values};
+use crate::tiebreak::{best_draws, Style, TieBreak, Values};
 use crate::value::Value;
 use crate::variant::Variant;
 use std::fmt;
@@ -117,16 +117,19 @@ impl Game {
     /// that leaves the opponent the most losing replies
     /// ([`TieBreak::Replies`]). See [`Game::choose_move_by`].
     pub fn choose_move(&self, query: &Query) -> Result<Option<MoveValue>, QueryError> {
-        self.choose_move_by(query, TieBreak::Replies)
+        self.choose_move_by(query, Style::REPLIES)
     }
 
-    /// The perfect player's move at the last position under the rule, with
-    /// `tie_break` among drawing moves, or `None` when the game is over:
-    /// the first of [`Game::best_moves`].
+    /// The perfect player's move at the last position under the rule, in
+    /// `style` (tie-break among drawing moves, repetition draws declined or
+    /// not), or `None` when the game is over: the first of
+    /// [`Game::best_moves`]. Where a move's value comes from the placement
+    /// search (a placement table missing), the tie-break is left out: the
+    /// first drawing move is taken.
     pub fn choose_move_by(
         &self,
         query: &Query,
-        tie_break: TieBreak,
+        style: Style,
     ) -> Result<Option<MoveValue>, QueryError> {
         let position = *self.position();
         if self.is_over(query.variant()) {
@@ -134,7 +137,11 @@ impl Game {
         }
         let moves = query.moves(&position)?;
         let valued: Vec<(Move, Value)> = moves.iter().map(|m| (m.mv, m.value)).collect();
-        let best = self.best_moves(query.variant(), valued, query, tie_break, false)?;
+        // Searched values (no placement table) cost a search each: no
+        // tie-break looks further ahead then.
+        let searched = moves.iter().any(|m| m.exactness != Exactness::Exact);
+        let tie_break = if searched { TieBreak::Uniform } else { style.tie_break };
+        let best = self.best_moves(query.variant(), valued, query, tie_break, style.play_on)?;
         Ok(best.first().map(|&(mv, value)| {
             let m = moves.iter().find(|m| m.mv == mv).expect("one of the moves");
             MoveValue { value, ..*m }

@@ -115,6 +115,44 @@ impl fmt::Display for TieBreak {
     }
 }
 
+/// How the perfect player plays a draw: its tie-break, and whether it
+/// declines a repetition draw while another move keeps the draw by the
+/// tables (see [`crate::game::Game::best_moves`]). Written `RULE` or
+/// `RULE:playon`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Style {
+    /// The tie-break among drawing moves.
+    pub tie_break: TieBreak,
+    /// Whether it declines repetition draws while it can keep the draw.
+    pub play_on: bool,
+}
+
+impl Style {
+    /// The rule `morris play` and the page used before the matches of
+    /// `docs/match.md`: most losing replies, and a repetition draw taken.
+    pub const REPLIES: Style = Style { tie_break: TieBreak::Replies, play_on: false };
+    /// The best of `docs/match.md` within 50 ms a move: two exchanges of
+    /// traps, and no repetition draw while the draw can be kept.
+    pub const DEFAULT: Style = Style { tie_break: TieBreak::Traps2, play_on: true };
+}
+
+impl FromStr for Style {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Style, String> {
+        let (rule, play_on) = match text.strip_suffix(":playon") {
+            Some(rule) => (rule, true),
+            None => (text, false),
+        };
+        Ok(Style { tie_break: rule.parse()?, play_on })
+    }
+}
+
+impl fmt::Display for Style {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}{}", self.tie_break, if self.play_on { ":playon" } else { "" })
+    }
+}
+
 /// A rule's score of a move: larger is better, compared element by element.
 pub type Score = [i64; 3];
 

@@ -254,7 +254,8 @@ fn query_and_memory_give_the_same_perfect_choice() {
     for p in random_positions(60, 4) {
         let game = Game::new(p, Repetition::Board);
         for tie_break in TIE_BREAKS {
-            let by_query = game.choose_move_by(&query, tie_break).unwrap().unwrap();
+            let style = morris::tiebreak::Style { tie_break, play_on: false };
+            let by_query = game.choose_move_by(&query, style).unwrap().unwrap();
             let moves = valued_moves(&v, memory(), &p.state()).unwrap();
             let best = game.best_moves(&v, moves, memory(), tie_break, false).unwrap();
             assert_eq!(by_query.mv, best[0].0, "{tie_break}");

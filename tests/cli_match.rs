@@ -107,3 +107,24 @@ fn bad_starts_and_counts_are_refused_in_one_line() {
     let out = matched(&["--from", f, "--games", "4"]);
     assert!(out.contains("from 2 positions of"), "{out}");
 }
+
+#[test]
+fn play_takes_a_tie_break_and_refuses_an_unknown_one_in_one_line() {
+    let out = common::morris_with_input(
+        db(),
+        &["--variant", "six", "play", "--human", "black", "--tie-break", "replies"],
+        "quit\n",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("White plays "));
+    let out = morris(db(), &["--variant", "six", "play", "--tie-break", "best"]);
+    assert_eq!(out.status.code(), Some(2), "clap's usage error");
+    let err = text(&out.stderr);
+    assert!(
+        err.lines()
+            .next()
+            .unwrap()
+            .contains("tie-break 'best': expected one of uniform, replies, share, traps2, balance"),
+        "{err}"
+    );
+}
