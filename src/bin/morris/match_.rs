@@ -159,7 +159,9 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         result.plies as f64 / result.total().games() as f64,
         ends.join(", ")
     )?;
-    // The time goes to stderr: stdout is the same for the same seed.
+    // The time goes to stderr, after the table: stdout is the same for
+    // the same seed.
+    out.flush()?;
     eprintln!("morris match: {} games in {seconds:.1} s", result.total().games());
     Ok(())
 }
