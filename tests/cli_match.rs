@@ -51,7 +51,7 @@ fn tsv_is_one_line_of_counts() {
     let line = matched(&["--opponent", "alphabeta:1", "--games", "10", "--tsv"]);
     let fields: Vec<&str> = line.trim_end().split('\t').collect();
     assert_eq!(fields.len(), 12, "{line}");
-    assert_eq!(&fields[..2], ["perfect:replies", "alphabeta:1"]);
+    assert_eq!(&fields[..2], ["perfect:balance:playon", "alphabeta:1"]);
     let n: Vec<u64> = fields[2..11].iter().map(|f| f.parse().unwrap()).collect();
     assert_eq!(n[0] + n[1] + n[2], 10);
     assert_eq!(n[3] + n[4] + n[5], 10);

@@ -18,7 +18,7 @@ pub struct Args {
     /// the draw), fallible:P[:RULE] (a random legal move with probability
     /// P, else perfect), random, or alphabeta:DEPTH (stones, mills and
     /// mobility; no tables).
-    #[arg(long, value_name = "SPEC", default_value = "perfect:replies")]
+    #[arg(long, value_name = "SPEC", default_value = "perfect:balance:playon")]
     player: Player,
 
     /// Its opponent, written as --player.
