@@ -10,10 +10,12 @@
 //! as the tables allow: it takes a repetition draw when it cannot win, and
 //! among moves of equal value avoids those that let the opponent repeat.
 
-use crate::position::Position;
-use crate::query::{after, MoveValue, Query, QueryError};
+use crate::position::{Move, Position};
+use crate::query::{after, Exactness, MoveValue, Query, QueryError};
 use crate::rules::{legal_moves, status, Status};
+use crate::tiebreak::{best_draws, Style, TieBreak, Values};
 use crate::value::Value;
+use crate::variant::Variant;
 use std::fmt;
 use std::str::FromStr;
 
@@ -111,57 +113,107 @@ impl Game {
     }
 
     /// The perfect player's move at the last position under the rule, or
-    /// `None` when the game is over.
+    /// `None` when the game is over; among drawing moves it takes the one
+    /// that leaves the opponent the most losing replies
+    /// ([`TieBreak::Replies`]). See [`Game::choose_move_by`].
+    pub fn choose_move(&self, query: &Query) -> Result<Option<MoveValue>, QueryError> {
+        self.choose_move_by(query, Style::REPLIES)
+    }
+
+    /// The perfect player's move at the last position under the rule, in
+    /// `style` (tie-break among drawing moves, repetition draws declined or
+    /// not), or `None` when the game is over: the first of
+    /// [`Game::best_moves`]. Where a move's value comes from the placement
+    /// search (a placement table missing), the tie-break is left out: the
+    /// first drawing move is taken.
+    pub fn choose_move_by(
+        &self,
+        query: &Query,
+        style: Style,
+    ) -> Result<Option<MoveValue>, QueryError> {
+        let position = *self.position();
+        if self.is_over(query.variant()) {
+            return Ok(None);
+        }
+        let moves = query.moves(&position)?;
+        let valued: Vec<(Move, Value)> = moves.iter().map(|m| (m.mv, m.value)).collect();
+        // Searched values (no placement table) cost a search each: no
+        // tie-break looks further ahead then.
+        let searched = moves.iter().any(|m| m.exactness != Exactness::Exact);
+        let tie_break = if searched { TieBreak::Uniform } else { style.tie_break };
+        let best = self.best_moves(query.variant(), valued, query, tie_break, style.play_on)?;
+        Ok(best.first().map(|&(mv, value)| {
+            let m = moves.iter().find(|m| m.mv == mv).expect("one of the moves");
+            MoveValue { value, ..*m }
+        }))
+    }
+
+    /// Whether the game is over at its last position: by the rules or by
+    /// repetition.
+    pub fn is_over(&self, variant: &Variant) -> bool {
+        status(variant, &self.position().state()) != Status::Playing || self.repeated().is_some()
+    }
+
+    /// The moves the perfect player chooses among at the last position,
+    /// all of the same value, given `moves`, the position's every legal
+    /// move with its value, best first; empty when the game is over.
     ///
     /// A move that repeats ends the game in a draw, whatever the tables
     /// say of the position it leads to, so it is valued as a draw. When
     /// the player cannot win (by the tables) with another move, it takes
-    /// the draw. Otherwise it plays the best of the
-    /// other moves, preferring among those of equal value one after which
-    /// the opponent cannot repeat, and among draws the one
-    /// [`Query::choose_move`] would pick.
-    pub fn choose_move(&self, query: &Query) -> Result<Option<MoveValue>, QueryError> {
-        let position = *self.position();
-        if status(query.variant(), &position.state()) != Status::Playing
-            || self.repeated().is_some()
-        {
-            return Ok(None);
+    /// that draw (the first such move), unless `play_on` and another move
+    /// keeps the draw by the tables: then the game goes on, and the
+    /// opponent keeps its chances to go wrong. Otherwise it keeps the best of the
+    /// other moves, preferring among those of equal value the ones after
+    /// which the opponent cannot repeat, and among draws those `tie_break`
+    /// scores best. The value given with each move is its value under the
+    /// rule (a draw for a repetition). No tie-break changes the value.
+    pub fn best_moves<V: Values>(
+        &self,
+        variant: &Variant,
+        moves: Vec<(Move, Value)>,
+        values: &V,
+        tie_break: TieBreak,
+        play_on: bool,
+    ) -> Result<Vec<(Move, Value)>, V::Error> {
+        if self.is_over(variant) {
+            return Ok(Vec::new());
         }
-        let moves = query.moves(&position)?;
-        let (repeating, others): (Vec<MoveValue>, Vec<MoveValue>) =
-            moves.into_iter().partition(|m| self.would_repeat(&after(&position, m.mv)));
-        let best_other = others.first().map(|m| m.value);
-        if let Some(&draw) = repeating.first() {
-            if !matches!(best_other, Some(Value::Win(_))) {
-                return Ok(Some(MoveValue { value: Value::Draw, ..draw }));
+        let position = *self.position();
+        let (repeating, others): (Vec<_>, Vec<_>) =
+            moves.into_iter().partition(|&(mv, _)| self.would_repeat(&after(&position, mv)));
+        let best_other = others.first().map(|&(_, v)| v);
+        if let Some(&(draw, _)) = repeating.first() {
+            let keeps_draw = play_on && best_other == Some(Value::Draw);
+            if !matches!(best_other, Some(Value::Win(_))) && !keeps_draw {
+                return Ok(vec![(draw, Value::Draw)]);
             }
         }
-        let Some(best) = best_other else { return Ok(None) };
-        let equal: Vec<MoveValue> = others.into_iter().take_while(|m| m.value == best).collect();
-        let safe: Vec<MoveValue> = equal
+        let Some(best) = best_other else { return Ok(Vec::new()) };
+        let equal: Vec<Move> =
+            others.iter().take_while(|&&(_, v)| v == best).map(|&(mv, _)| mv).collect();
+        let safe: Vec<Move> = equal
             .iter()
             .copied()
-            .filter(|m| !self.lets_opponent_repeat(query, &position, m))
+            .filter(|&mv| !self.lets_opponent_repeat(variant, &position, mv))
             .collect();
         let pool = if safe.is_empty() { equal } else { safe };
-        if best != Value::Draw || pool.len() == 1 {
-            return Ok(Some(pool[0]));
-        }
-        // Among draws, the one leaving the opponent most chances to go wrong.
-        let first_choice = query.choose_move(&position)?.map(|m| m.mv);
-        Ok(Some(pool.iter().copied().find(|m| Some(m.mv) == first_choice).unwrap_or(pool[0])))
+        let chosen = if best == Value::Draw {
+            best_draws(tie_break, variant, values, &position.state(), &pool)?
+        } else {
+            pool
+        };
+        Ok(chosen.into_iter().map(|mv| (mv, best)).collect())
     }
 
     /// Whether, after `m`, the opponent has a reply that repeats.
-    fn lets_opponent_repeat(&self, query: &Query, position: &Position, m: &MoveValue) -> bool {
-        let next = after(position, m.mv);
+    fn lets_opponent_repeat(&self, variant: &Variant, position: &Position, mv: Move) -> bool {
+        let next = after(position, mv);
         let mut game = self.clone();
         game.push(next);
-        if status(query.variant(), &next.state()) != Status::Playing {
+        if status(variant, &next.state()) != Status::Playing {
             return false;
         }
-        legal_moves(query.variant(), &next.state())
-            .into_iter()
-            .any(|r| game.would_repeat(&after(&next, r)))
+        legal_moves(variant, &next.state()).into_iter().any(|r| game.would_repeat(&after(&next, r)))
     }
 }

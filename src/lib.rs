@@ -51,6 +51,7 @@ pub use index::{Indexer, Sector, SectorIndex};
 pub use position::{Color, Move, Position, State};
 pub use value::{Cell, Value};
 pub use variant::{Bits, Board, Flying, Point, Variant};
+pub mod arena;
 pub mod database;
 pub mod driver;
 pub mod game;
@@ -61,6 +62,7 @@ pub mod stats;
 pub mod table;
 #[doc(hidden)]
 pub mod testing;
+pub mod tiebreak;
 pub mod verify;
 
 mod atomic_file;

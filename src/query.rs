@@ -17,6 +17,7 @@ use crate::index::Sector;
 use crate::position::{Color, Move, NotationError, Position, State};
 use crate::rules::{legal_moves, play, status, Status};
 use crate::search::{Outcome, Search, SearchOptions, SearchStats};
+use crate::tiebreak::Values;
 use crate::value::Value;
 use crate::variant::{points, Variant};
 use std::cell::RefCell;
@@ -550,6 +551,15 @@ impl<'db> Query<'db> {
             }
         }
         Ok(chances)
+    }
+}
+
+/// The tie-breaks read values through a query: the tables, or the
+/// placement search where a table is missing.
+impl Values for Query<'_> {
+    type Error = QueryError;
+    fn value(&self, state: &State) -> Result<Value, QueryError> {
+        Ok(self.value_of(state)?.0)
     }
 }
 

@@ -18,6 +18,7 @@ use morris::index::Sector;
 use morris::position::{Color, Move, Position};
 use morris::query::{after, Query};
 use morris::rules::{status, Status};
+use morris::tiebreak::Style;
 use morris::value::Value;
 use morris::variant::Variant;
 use nine7::{db, nine, positions};
@@ -175,9 +176,10 @@ fn query_of_a_missing_sector_is_one_line_naming_sector_and_command() {
 /// `human` perfectly (fastest win, slowest loss) against the perfect
 /// player, found with the library; the game's moves come second.
 /// The game `play` must show: the human plays the tables' best move, the
-/// perfect player `Game::choose_move` under the default repetition rule
-/// (a repeated board draws). Also whether it ended by repetition.
-fn scripted_game(start: Position, human: Color) -> (Vec<String>, Vec<Move>, bool) {
+/// perfect player `Game::choose_move_by` in `style` under the default
+/// repetition rule (a repeated board draws). Also whether it ended by
+/// repetition.
+fn scripted_game(start: Position, human: Color, style: Style) -> (Vec<String>, Vec<Move>, bool) {
     let v = nine();
     let q = Query::new(db());
     let mut game = Game::new(start, Repetition::Board);
@@ -189,7 +191,7 @@ fn scripted_game(start: Position, human: Color) -> (Vec<String>, Vec<Move>, bool
             said.push(mv.notation(&v));
             mv
         } else {
-            game.choose_move(&q).unwrap().unwrap().mv
+            game.choose_move_by(&q, style).unwrap().unwrap().mv
         };
         all.push(mv);
         game.push(after(&at, mv));
@@ -201,11 +203,20 @@ fn scripted_game(start: Position, human: Color) -> (Vec<String>, Vec<Move>, bool
 fn play_a_whole_game_from_piped_moves() {
     let v = nine();
     let start = long_win();
-    for human in [Color::White, Color::Black] {
-        let (typed, all, repeated) = scripted_game(start, human);
+    // The default style, and the rule of earlier versions by name.
+    for (human, style) in [
+        (Color::White, Style::DEFAULT),
+        (Color::Black, Style::DEFAULT),
+        (Color::White, Style::REPLIES),
+        (Color::Black, Style::REPLIES),
+    ] {
+        let (typed, all, repeated) = scripted_game(start, human, style);
         let input = typed.join("\n") + "\n";
         let side = human.name().to_lowercase();
-        let out = with_input(&["play", "--human", &side, "--from", &start.notation(&v)], &input);
+        let style_name = style.to_string();
+        let from = start.notation(&v);
+        let args = ["play", "--human", &side, "--from", &from, "--tie-break", &style_name];
+        let out = with_input(&args, &input);
         let said = text(&out.stdout);
         assert!(out.status.success(), "{}", text(&out.stderr));
         for mv in &all {
@@ -261,7 +272,9 @@ fn play_ends_cleanly_at_the_end_of_input() {
     let out = with_input(&["play", "--human", "black", "--from", &p.notation(&v)], "quit\n");
     let said = text(&out.stdout);
     assert!(out.status.success());
-    let best = Query::new(db()).choose_move(&p).unwrap().unwrap().mv.notation(&v);
+    let game = Game::new(p, Repetition::Board);
+    let best = game.choose_move_by(&Query::new(db()), Style::DEFAULT).unwrap().unwrap();
+    let best = best.mv.notation(&v);
     assert!(said.contains(&format!("White plays {best}\n")), "{said}");
     assert!(said.trim_end().ends_with("Black resigns."), "{said}");
 }

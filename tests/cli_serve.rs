@@ -437,3 +437,47 @@ fn a_busy_port_is_a_one_line_error() {
     let error = cli_error(six(), &["serve", "--bind", "nowhere"]);
     assert!(error.starts_with("cannot listen on nowhere"), "{error}");
 }
+
+#[test]
+fn move_answers_the_perfect_players_choice_of_play() {
+    use morris::database::Database;
+    use morris::game::{Game, Repetition};
+    use morris::query::{after, Query};
+    use morris::tiebreak::Style;
+    let server = Server::start(six());
+    let v = morris::Variant::named("six").unwrap();
+    let db = Database::new(six(), v.clone());
+    let query = Query::new(&db);
+    // A game of the perfect player's own moves from the start; at each
+    // position, the route with the earlier positions answers what the
+    // library's player answers in that game.
+    let mut game = Game::new(morris::Position::start(&v), Repetition::Board);
+    for _ in 0..24 {
+        let Some(choice) = game.choose_move_by(&query, Style::DEFAULT).unwrap() else { break };
+        let (earlier, now) = game.positions().split_at(game.positions().len() - 1);
+        let list: Vec<String> = earlier.iter().map(|p| p.notation(&v)).collect();
+        let target = format!(
+            "/api/move?variant=six&position={}&earlier={}",
+            encode(&now[0].notation(&v)),
+            encode(&list.join(","))
+        );
+        let answer = server.json(&target, 200);
+        assert_eq!(answer["move"], choice.mv.notation(&v).as_str(), "{target}");
+        assert_eq!(answer["value"], choice.value.kind());
+        assert_eq!(answer["style"], "balance:playon");
+        let next = after(game.position(), choice.mv);
+        assert_eq!(answer["position"], next.notation(&v).as_str());
+        game.push(next);
+    }
+    assert!(game.positions().len() > 20, "the game went on");
+    for (target, needle) in [
+        ("/api/move?variant=six&position=start&rule=twice", "repetition rule 'twice'"),
+        ("/api/move?variant=six&position=start&earlier=nonsense", "position 'nonsense'"),
+        ("/api/move?variant=six&position=start&moves=a5", "unknown parameter 'moves'"),
+        ("/api/move?variant=six&position=WWW...../BB...... b 0 0", "the game is already over"),
+    ] {
+        let target = target.replace(' ', "%20");
+        let error = server.error(&target, 400);
+        assert!(error.contains(needle), "{target}: {error}");
+    }
+}

@@ -7,6 +7,7 @@
 
 mod common;
 mod json;
+mod match_;
 mod plan;
 mod play;
 mod progress;
@@ -57,6 +58,8 @@ enum Command {
     Play(play::Args),
     /// A board page and a JSON API over the database, on localhost.
     Serve(serve::Args),
+    /// Games between two players (perfect with a tie-break, fallible, alpha-beta), counted with 95 % intervals.
+    Match(match_::Args),
 }
 
 fn main() -> ExitCode {
@@ -95,6 +98,7 @@ fn run(cli: &Cli) -> Result<()> {
             let echo = !io::stdin().is_terminal();
             play::run(&global.database()?, args, &mut io::stdin().lock(), echo, &mut out)?
         }
+        Command::Match(args) => match_::run(&global.database()?, args, &mut out)?,
         Command::Serve(args) => {
             // Serves every variant, but a bad `--variant` is still an error.
             global.variant()?;

@@ -10,6 +10,7 @@ use morris::game::{Game, Repetition};
 use morris::position::{Color, Position};
 use morris::query::{after, describe_value, parse_move, Query};
 use morris::rules::{legal_moves, status, Status};
+use morris::tiebreak::Style;
 use morris::variant::Variant;
 use std::io::{BufRead, Write};
 
@@ -28,6 +29,14 @@ pub struct Args {
     /// position a third time).
     #[arg(long, value_name = "RULE", default_value = "board")]
     repetition: Repetition,
+
+    /// How the perfect player picks among drawing moves: RULE or
+    /// RULE:playon, RULE one of uniform, replies, share, traps2, balance;
+    /// playon: it declines a repetition draw while another move keeps the
+    /// draw. `replies` is the rule of earlier versions (docs/match.md
+    /// compares them). No choice changes the value of its move.
+    #[arg(long, value_name = "STYLE", default_value_t = Style::DEFAULT)]
+    tie_break: Style,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -108,7 +117,9 @@ pub fn run(
             writeln!(out, "{mover} plays {}", mv.notation(variant))?;
             game.push(after(&position, mv));
         } else {
-            let choice = game.choose_move(&query)?.expect("a game that goes on has a legal move");
+            let choice = game
+                .choose_move_by(&query, args.tie_break)?
+                .expect("a game that goes on has a legal move");
             writeln!(out, "{mover} plays {}", choice.mv.notation(variant))?;
             game.push(after(&position, choice.mv));
         }

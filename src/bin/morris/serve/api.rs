@@ -8,11 +8,13 @@ use super::http::{Reply, Target};
 use crate::common::{describe, one_line, parse_position, NoTables};
 use crate::{json, query, stats};
 use morris::database::{Database, DbError};
+use morris::game::{Game, Repetition};
 use morris::index::Sector;
 use morris::position::Position;
-use morris::query::{play_moves, Query, QueryError};
+use morris::query::{after, play_moves, Query, QueryError};
 use morris::search::{SearchOptions, SearchStats};
 use morris::sectors::{moving_sectors, placement_sectors};
+use morris::tiebreak::Style;
 use morris::variant::{points, Board, VariantError};
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -34,15 +36,17 @@ pub struct Site {
     /// for good: tables are never taken away under a running server),
     /// and when that was last looked at.
     placement_complete: Vec<Mutex<(bool, Option<Instant>)>>,
+    /// How the perfect player of `/api/move` plays draws.
+    style: Style,
 }
 
 /// How long a look at whether a database has every placement table holds.
 const LOOK_AGAIN: Duration = Duration::from_secs(2);
 
 impl Site {
-    pub fn new(databases: Vec<Database>) -> Site {
+    pub fn new(databases: Vec<Database>, style: Style) -> Site {
         let placement_complete = databases.iter().map(|_| Mutex::new((false, None))).collect();
-        Site { databases, placement_complete }
+        Site { databases, placement_complete, style }
     }
 
     /// Whether `db` (one of this site's) has the table of every placement
@@ -131,13 +135,15 @@ pub fn search_key(site: &Site, url: &str) -> Option<(String, String)> {
         return None;
     }
     let moves = target.get("moves").unwrap_or("");
-    Some((variant.name().to_string(), format!("{}|{moves}", position.notation(variant))))
+    // Requests with one key share one answer: a move and a query differ.
+    let what = if target.path == "/api/move" { "move" } else { "query" };
+    Some((variant.name().to_string(), format!("{what}|{}|{moves}", position.notation(variant))))
 }
 
 /// Whether `path` is answered by the query thread (a placement search may
 /// take a while; everything else is quick).
 pub fn is_query(path: &str) -> bool {
-    path == "/api/query"
+    path == "/api/query" || path == "/api/move"
 }
 
 /// The answer to any request but `/api/query`.
@@ -154,7 +160,7 @@ pub fn answer(site: &Site, method: &str, url: &str) -> Reply {
         "/api/stats" => stats_of(site, &target),
         path => Err(Reply::error(
             404,
-            &format!("no such route: {path} (routes: /, /api/variants, /api/query, /api/stats, /api/distances)"),
+            &format!("no such route: {path} (routes: /, /api/variants, /api/query, /api/move, /api/stats, /api/distances)"),
         )),
     };
     result.unwrap_or_else(|reply| reply)
@@ -211,7 +217,59 @@ fn distances_of(reads: &mut Reads, target: &Target) -> Result<Reply, Reply> {
 
 /// The answer to `/api/query`.
 pub fn answer_query(queries: &mut Queries, method: &str, url: &str) -> Reply {
-    checked(method, url).and_then(|target| query_of(queries, &target)).unwrap_or_else(|reply| reply)
+    checked(method, url)
+        .and_then(|target| match target.path.as_str() {
+            "/api/move" => move_of(queries, &target),
+            _ => query_of(queries, &target),
+        })
+        .unwrap_or_else(|reply| reply)
+}
+
+/// `/api/move?variant=V&position=P[&earlier=P0,P1,...][&rule=board|threefold]`:
+/// the perfect player's move at P in the server's `--tie-break` style,
+/// in a game whose earlier positions were P0, P1, ... (for the repetition
+/// rule; those since the last capture or placement suffice). The object
+/// names the move, the position after it and the move's value for the
+/// side that makes it (a repetition draw is a draw).
+fn move_of(queries: &mut Queries, target: &Target) -> Result<Reply, Reply> {
+    target.only(&["variant", "position", "earlier", "rule"]).map_err(|e| Reply::bad_request(&e))?;
+    let db =
+        queries.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
+    let variant = db.variant();
+    let parse =
+        |text: &str| parse_position(variant, text).map_err(|e| Reply::bad_request(&one_line(&e)));
+    let position = parse(target.require("position").map_err(|e| Reply::bad_request(&e))?)?;
+    let rule: Repetition = match target.get("rule") {
+        Some(text) => text.parse().map_err(|e: String| Reply::bad_request(&e))?,
+        None => Repetition::Board,
+    };
+    let earlier = match target.get("earlier") {
+        Some(list) if !list.is_empty() => {
+            list.split(',').map(parse).collect::<Result<Vec<Position>, Reply>>()?
+        }
+        _ => Vec::new(),
+    };
+    let mut game = Game::new(*earlier.first().unwrap_or(&position), rule);
+    for p in earlier.iter().skip(1).chain(earlier.first().map(|_| &position)) {
+        game.push(*p);
+    }
+    let style = queries.site.style;
+    let choice = game.choose_move_by(queries.of(db), style).map_err(query_error)?;
+    let Some(choice) = choice else {
+        return Err(Reply::bad_request(&format!(
+            "the game is over at {}: no move to choose",
+            position.notation(variant)
+        )));
+    };
+    let next = after(&position, choice.mv);
+    let body = format!(
+        "{{\"move\": {}, \"position\": {}, \"value\": {}, \"style\": {}}}\n",
+        json::string(&choice.mv.notation(variant)),
+        json::string(&next.notation(variant)),
+        json::string(choice.value.kind()),
+        json::string(&style.to_string())
+    );
+    Ok(Reply::json(body.into_bytes()))
 }
 
 /// The target of a GET (or HEAD) request; 405 for any other method.
@@ -391,7 +449,7 @@ mod tests {
     #[test]
     fn every_known_variant_is_served_and_nothing_else() {
         let databases = super::super::databases(Path::new("/nonexistent"), None).unwrap();
-        let site = Site::new(databases);
+        let site = Site::new(databases, Style::DEFAULT);
         for name in VARIANT_NAMES {
             assert!(site.database(name).is_ok());
         }

@@ -22,6 +22,7 @@ use conn::Limits;
 use http::Reply;
 use morris::database::Database;
 use morris::search::SearchOptions;
+use morris::tiebreak::Style;
 use morris::variant::VARIANT_NAMES;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -85,6 +86,11 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     reply_seconds: f64,
 
+    /// How the page's perfect player picks among drawing moves
+    /// (`/api/move`): RULE or RULE:playon, as `morris play --tie-break`.
+    #[arg(long, value_name = "STYLE", default_value_t = Style::DEFAULT)]
+    tie_break: Style,
+
     /// For tests only: the search thread spins this long every 1,024
     /// nodes, so that a search on a small database is long.
     #[arg(long, value_name = "MS", hide = true)]
@@ -118,7 +124,8 @@ pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Writ
         request: seconds(args.request_seconds, "--request-seconds")?,
         reply: seconds(args.reply_seconds, "--reply-seconds")?,
     };
-    let site: &'static api::Site = Box::leak(Box::new(api::Site::new(databases(db_dir, fly_at)?)));
+    let site: &'static api::Site =
+        Box::leak(Box::new(api::Site::new(databases(db_dir, fly_at)?, args.tie_break)));
     let listener = std::net::TcpListener::bind(&args.bind)
         .with_context(|| format!("cannot listen on {}", args.bind))?;
     listener.set_nonblocking(true).context("a non-blocking socket")?;

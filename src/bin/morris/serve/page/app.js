@@ -243,38 +243,27 @@ function perfectPlayerTurn() {
   }, REPLY_DELAY_MS);
 }
 
-// The perfect player's move under the repetition rule, as `morris play`
-// chooses it: a repetition draw when it cannot otherwise win; else the
-// best move, among equals one after which the opponent cannot repeat,
-// and among draws the one that leaves the opponent most losing replies.
+// The perfect player's move, as `morris play` chooses it: the server's
+// `/api/move` (its `--tie-break` style), given the game's earlier
+// positions for the repetition rule. Those with at most two stones more
+// on the board than now are all a repetition can reach back to; the
+// oldest go first if the request line would grow too long. Should the
+// server not answer, the first of the best moves.
 async function chooseMove() {
   const moves = state.analysis.moves;
-  const repeating = moves.filter(wouldRepeat);
-  const others = moves.filter((m) => !wouldRepeat(m));
-  if (repeating.length && !(others.length && others[0].value === 'win')) return repeating[0];
-  if (!others.length) return null;
-  const equal = others.filter((m) => m.value === others[0].value && m.plies === others[0].plies);
-  if (equal.length === 1 || !state.analysis.exact) return equal[0];
-  let best = null;
-  for (const m of equal) {
-    const reply = await getJson('/api/query', { variant: state.variant.name, position: m.position });
-    if (reply.status !== 200) return equal[0];
-    const after = [...positionsUpTo(state.at), m.position];
-    const replies = reply.body.moves;
-    const key = [
-      replies.some((r) => repeats(after, r.position) >= 0) ? 0 : 1,
-      replies.filter((r) => r.value === 'loss').length,
-      -replies.filter((r) => r.value === 'draw').length,
-    ];
-    if (!best || later(key, best.key)) best = { m, key };
-  }
-  return best.m;
-}
-
-// Whether the key `a` comes after `b`, element by element.
-function later(a, b) {
-  const i = a.findIndex((x, j) => x !== b[j]);
-  return i >= 0 && a[i] > b[i];
+  if (!moves.length) return null;
+  const stones = (p) => boardOf(p).replace(/[^WB]/g, '').length;
+  const now = stones(current());
+  let earlier = positionsUpTo(state.at - 1).filter((p) => stones(p) <= now + 2);
+  while (earlier.join(',').length > 8000) earlier = earlier.slice(1);
+  const reply = await getJson('/api/move', {
+    variant: state.variant.name,
+    position: current(),
+    earlier: earlier.join(','),
+    rule: state.rule,
+  });
+  const chosen = reply.status === 200 && moves.find((m) => m.move === reply.body.move);
+  return chosen || moves[0];
 }
 
 // ---- start ------------------------------------------------------------
