@@ -148,6 +148,19 @@ struct Side<'a> {
     deepest: Vec<AtomicU16>,
     /// The solved sector captures lead to (none when they end the game).
     captures: Option<(SectorIndex<'a>, &'a [u16])>,
+    /// Where placements lead, when the mover has stones in hand (Lasker's
+    /// placement phase, where a player may also slide).
+    placements: Option<Placements<'a>>,
+}
+
+/// The solved sectors a placement leads to from one side of a pair with
+/// stones in hand: a placement keeps the board's stones but one more of
+/// the mover's, one fewer in its hand, so it always leaves the pair.
+struct Placements<'a> {
+    /// Where a placement that captures nothing leads.
+    quiet: (SectorIndex<'a>, &'a [u16]),
+    /// Where a placement that captures leads (none when it ends the game).
+    captures: Option<(SectorIndex<'a>, &'a [u16])>,
 }
 
 impl Side<'_> {
@@ -191,6 +204,63 @@ impl Side<'_> {
             self.marks[c as usize].fetch_or(bit, SeqCst);
         }
         had
+    }
+}
+
+/// The other side of the pair of `sector`: the opponent to move, hands
+/// swapped. A quiet move (a slide that captures nothing) leads there.
+pub fn partner_of(sector: Sector) -> Sector {
+    Sector {
+        mover: sector.opponent,
+        opponent: sector.mover,
+        mover_hand: sector.opponent_hand,
+        opponent_hand: sector.mover_hand,
+    }
+}
+
+/// Where moves from one side of a pair lead outside the pair, into
+/// sectors solved before it: fewer stones on the board, or fewer in hand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Exits {
+    /// Where a slide that captures leads; `None` when a capture ends the
+    /// game (or, with no opponent stone on the board, there is none).
+    pub capture: Option<Sector>,
+    /// Where a placement that captures nothing leads (`None`: the mover
+    /// holds no stone).
+    pub placement: Option<Sector>,
+    /// Where a placement that captures leads, as for `capture`.
+    pub placement_capture: Option<Sector>,
+}
+
+impl Exits {
+    /// The exit sectors, each once.
+    pub fn sectors(&self) -> Vec<Sector> {
+        let mut out: Vec<Sector> = Vec::new();
+        for s in [self.capture, self.placement, self.placement_capture].into_iter().flatten() {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+}
+
+/// The exits of `sector` (see [`Exits`]).
+pub fn exit_sectors(sector: Sector) -> Exits {
+    let Sector { mover: m, opponent: o, mover_hand: mh, opponent_hand: oh } = sector;
+    // After a capture the opponent moves with one stone fewer on the board;
+    // with fewer than 3 in all it has lost.
+    let survives = o >= 1 && o - 1 + oh >= 3;
+    let next = |mover: u8, opponent: u8, opponent_hand: u8| Sector {
+        mover,
+        opponent,
+        mover_hand: oh,
+        opponent_hand,
+    };
+    Exits {
+        capture: survives.then(|| next(o - 1, m, mh)),
+        placement: (mh > 0).then(|| next(o, m + 1, mh - 1)),
+        placement_capture: (mh > 0 && survives).then(|| next(o - 1, m + 1, mh - 1)),
     }
 }
 
@@ -253,11 +323,22 @@ impl<'a> Pair<'a> {
         solved: &'a [SolvedSector<'a>],
     ) -> Result<Pair<'a>, SolveError> {
         let first = sides[0].sector;
-        let partner_of = |s: Sector| Sector::moving(s.opponent, s.mover);
-        let expected = if first.mover == first.opponent { 1 } else { 2 };
+        let expected = if partner_of(first) == first { 1 } else { 2 };
         if sides.len() != expected || (expected == 2 && sides[1].sector != partner_of(first)) {
             return Err(SolveError::BadPair(first.to_string()));
         }
+        // Sides with stones in hand are a pair only where a player may
+        // slide while placing; elsewhere placement is acyclic.
+        if !first.is_moving() && !v.move_while_placing() {
+            return Err(SolveError::BadPair(first.to_string()));
+        }
+        let table = |target: Sector| {
+            solved
+                .iter()
+                .find(|t| t.sector == target)
+                .map(|t| (ix.sector(target), t.cells))
+                .ok_or(SolveError::Unsolved(target.to_string()))
+        };
         let sides = sides
             .iter()
             .enumerate()
@@ -267,19 +348,18 @@ impl<'a> Pair<'a> {
                     return Err(SolveError::BadPair(w.sector.to_string()));
                 }
                 let chunks = index.slots().div_ceil(CHUNK) as usize;
-                let captures = match w.sector.opponent {
-                    0..=3 => None,
-                    o => {
-                        let target = Sector::moving(o - 1, w.sector.mover);
-                        let table = solved
-                            .iter()
-                            .find(|t| t.sector == target)
-                            .ok_or(SolveError::Unsolved(target.to_string()))?;
-                        Some((ix.sector(target), table.cells))
-                    }
+                let exits = exit_sectors(w.sector);
+                let captures = exits.capture.map(table).transpose()?;
+                let placements = match exits.placement {
+                    None => None,
+                    Some(quiet) => Some(Placements {
+                        quiet: table(quiet)?,
+                        captures: exits.placement_capture.map(table).transpose()?,
+                    }),
                 };
                 Ok(Side {
                     captures,
+                    placements,
                     sector: w.sector,
                     index,
                     cells: w.cells,
@@ -342,7 +422,9 @@ impl<'a> Pair<'a> {
     fn init_state(&self, side: &Side, slot: u64, mover: Bits, opponent: Bits) -> u16 {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
-        let flies = self.v.flies(side.sector.mover as u32, 0);
+        let flies = self.v.flies(side.sector.mover as u32, side.sector.mover_hand as u32);
+        // Empty only when the opponent has no stone on the board: then a
+        // mill captures nothing and its move is quiet.
         let removable = board.removable(opponent);
         let mut quiet = 0u32;
         let mut any_move = false;
@@ -354,7 +436,7 @@ impl<'a> Pair<'a> {
             for to in points(targets) {
                 any_move = true;
                 let own = mover ^ (1 << from) ^ (1 << to);
-                if !board.closes_mill(own, to) {
+                if !board.closes_mill(own, to) || removable == 0 {
                     quiet += 1;
                     continue;
                 }
@@ -379,6 +461,13 @@ impl<'a> Pair<'a> {
         if let Some((_, cells)) = &side.captures {
             captures.look_up(cells);
         }
+        if let Some(placements) = &side.placements {
+            // A stone in hand always finds an empty point.
+            any_move = true;
+            if !self.placement_exits(placements, mover, opponent, &mut captures) {
+                return self.decided(1);
+            }
+        }
         let Captures { fastest_win, deepest_loss, can_draw, .. } = captures;
         if fastest_win != u32::MAX {
             // The successor lost at depth `fastest_win - 1`: a win one ply deeper.
@@ -394,6 +483,50 @@ impl<'a> Pair<'a> {
             (0, false) => self.decided(deepest_loss),
             (n, draw) => PENDING | (n * side.index.orbit_size(slot, opponent) + draw as u32) as u16,
         }
+    }
+
+    /// Looks up every placement of the mover (all of which leave the
+    /// pair) in `out`; `false` when one of them wins at once, by capturing
+    /// a stone the opponent cannot spare.
+    fn placement_exits(
+        &self,
+        placements: &Placements,
+        mover: Bits,
+        opponent: Bits,
+        out: &mut Captures,
+    ) -> bool {
+        let board = self.v.board();
+        let empty = board.all() & !(mover | opponent);
+        let removable = board.removable(opponent);
+        let (mover_images, opponent_images) = (self.images.set(mover), self.images.set(opponent));
+        let mut closing = 0;
+        let (index, cells) = &placements.quiet;
+        for to in points(empty) {
+            if removable != 0 && board.closes_mill(mover | 1 << to, to) {
+                closing |= 1 << to;
+                continue;
+            }
+            let own_images = mover_images.toggle(self.images.point(to));
+            out.add(index.rank_images(&opponent_images, &own_images), cells);
+        }
+        out.look_up(cells);
+        if closing == 0 {
+            return true;
+        }
+        let Some((index, cells)) = &placements.captures else {
+            return false;
+        };
+        for to in points(closing) {
+            let own_images = mover_images.toggle(self.images.point(to));
+            for r in points(removable) {
+                out.add(
+                    index.rank_images(&opponent_images.toggle(self.images.point(r)), &own_images),
+                    cells,
+                );
+            }
+        }
+        out.look_up(cells);
+        true
     }
 
     /// Runs the depth levels from `depth` on until nothing deeper is
@@ -539,7 +672,10 @@ impl<'a> Pair<'a> {
     ) -> usize {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
-        let flies = self.v.flies(side.sector.opponent as u32, 0);
+        let flies = self.v.flies(side.sector.opponent as u32, side.sector.opponent_hand as u32);
+        // With none of this state's mover's stones on the board, a mill
+        // the opponent closed captured nothing: a quiet move too.
+        let mills_capture = mover != 0;
         // Every predecessor has this state's mover as its opponent and this
         // state's opponent with one stone moved back as its mover: their
         // images follow from this state's by XOR, with no symmetry applied
@@ -548,7 +684,7 @@ impl<'a> Pair<'a> {
         let mover_images = self.images.set(opponent);
         let mut n = 0;
         for to in points(opponent) {
-            if board.closes_mill(opponent, to) {
+            if mills_capture && board.closes_mill(opponent, to) {
                 continue;
             }
             let lifted = mover_images.toggle(self.images.point(to));
@@ -595,39 +731,45 @@ impl<'a> Pair<'a> {
         }
     }
 
-    /// The deepest win the opponent gets from a capture of this state
-    /// (all of whose captures lose for the mover), 0 without captures.
+    /// The deepest win the opponent gets from a move that leaves the pair
+    /// (a capture, or a placement) from this state, all of whose moves
+    /// lose for the mover; 0 without such moves.
     fn deepest_capture(&self, side: &Side, mover: Bits, opponent: Bits) -> u32 {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
-        let flies = self.v.flies(side.sector.mover as u32, 0);
-        let Some((index, cells)) = &side.captures else {
-            return 0;
-        };
-        let (mover_images, opponent_images) = (self.images.set(mover), self.images.set(opponent));
+        let flies = self.v.flies(side.sector.mover as u32, side.sector.mover_hand as u32);
+        let removable = board.removable(opponent);
         // Gathered and prefetched, so the scattered reads overlap.
         let mut captures = Captures::default();
-        for from in points(mover) {
-            let targets = if flies { empty } else { empty & board.adjacent(from) };
-            for to in points(targets) {
-                let own = mover ^ (1 << from) ^ (1 << to);
-                if board.closes_mill(own, to) {
-                    let own_images =
-                        mover_images.toggle(self.images.point(from)).toggle(self.images.point(to));
-                    for r in points(board.removable(opponent)) {
-                        captures.add(
-                            index.rank_images(
-                                &opponent_images.toggle(self.images.point(r)),
-                                &own_images,
-                            ),
-                            cells,
-                        );
+        if let (Some((index, cells)), true) = (&side.captures, removable != 0) {
+            let (mover_images, opponent_images) =
+                (self.images.set(mover), self.images.set(opponent));
+            for from in points(mover) {
+                let targets = if flies { empty } else { empty & board.adjacent(from) };
+                for to in points(targets) {
+                    let own = mover ^ (1 << from) ^ (1 << to);
+                    if board.closes_mill(own, to) {
+                        let own_images = mover_images
+                            .toggle(self.images.point(from))
+                            .toggle(self.images.point(to));
+                        for r in points(removable) {
+                            captures.add(
+                                index.rank_images(
+                                    &opponent_images.toggle(self.images.point(r)),
+                                    &own_images,
+                                ),
+                                cells,
+                            );
+                        }
                     }
                 }
             }
+            captures.look_up(cells);
         }
-        captures.look_up(cells);
-        // Every capture of a lost state wins for the opponent (a drawn one
+        if let Some(placements) = &side.placements {
+            self.placement_exits(placements, mover, opponent, &mut captures);
+        }
+        // Every exit of a lost state wins for the opponent (a drawn one
         // would have kept its counter above zero): even cells, the
         // deepest of which is `deepest_loss`.
         captures.deepest_loss.saturating_sub(1)
