@@ -20,8 +20,8 @@ use crate::index::Sector;
 use crate::solve::placement;
 use crate::solve::plan::Job;
 use crate::solve::{
-    moving_pairs, placement_order, MovingPair, PairReport, Progress, ResumePoint, SolveError,
-    SolvedSector, WorkingSector,
+    moving_pairs, placement_order, placement_pairs, MovingPair, PairReport, Progress, ResumePoint,
+    SolveError, SolvedSector, WorkingSector,
 };
 use crate::table::max_table_bytes;
 
@@ -73,22 +73,21 @@ impl Database {
     /// Solves every placement sector with at most `max_stones` stones on
     /// the board and in hand that has no table yet, after the moving
     /// phase it leads to. Sectors come in order of stones in hand, fewest
-    /// first, so each one's successors are solved before it.
+    /// first, so each one's successors are solved before it; in Lasker's
+    /// placement phase, pair by pair.
     pub fn solve_placement(
         &self,
         max_stones: u32,
         threads: usize,
         progress: &dyn PairProgress,
     ) -> Result<PlacementSummary, DbError> {
-        if self.variant().move_while_placing() {
-            // The placement solver walks sectors in an acyclic order; moves
-            // while placing would lead back into a sector not yet solved.
-            return Err(SolveError::Cyclic(self.variant().name().to_string()).into());
-        }
         for note in self.begin_solve()? {
             progress.note(&note);
         }
         let pool = thread_pool(threads)?;
+        if self.variant().move_while_placing() {
+            return self.solve_placement_pairs(max_stones, &pool, progress);
+        }
         let sectors = placement_order(self.variant(), max_stones);
         let mut summary = PlacementSummary::default();
         let mut loaded: Vec<(Sector, HugeCells)> = Vec::new();
@@ -110,6 +109,36 @@ impl Database {
                 &mut loaded,
             )?;
             summary.solved.push((sector, report));
+        }
+        Ok(summary)
+    }
+
+    /// Lasker's placement phase: a player with stones in hand may slide,
+    /// which keeps the hands, so the placement sectors form pairs solved
+    /// like the moving phase's (checkpoints included), fewest stones in
+    /// hand first ([`placement_pairs`]). Each pair's report is listed under
+    /// its first sector.
+    fn solve_placement_pairs(
+        &self,
+        max_stones: u32,
+        pool: &rayon::ThreadPool,
+        progress: &dyn PairProgress,
+    ) -> Result<PlacementSummary, DbError> {
+        let pairs = placement_pairs(self.variant(), max_stones);
+        let mut summary = PlacementSummary::default();
+        for (i, pair) in pairs.iter().enumerate() {
+            let sectors = pair.sectors();
+            if sectors.iter().all(|&s| self.has(s)) {
+                summary.skipped.extend(sectors);
+                continue;
+            }
+            if progress.phases().cancelled() {
+                return Err(DbError::Interrupted(format!("stopped before pair {pair}")));
+            }
+            progress.begin_pair(&pair.to_string(), i + 1, pairs.len());
+            let report = self.solve_pair(*pair, pool, progress)?;
+            progress.end_pair(&pair.to_string(), &report);
+            summary.solved.push((sectors[0], report));
         }
         Ok(summary)
     }
@@ -235,7 +264,7 @@ impl Database {
             variant: self.variant().name().to_string(),
             rules: self.rules_option(),
             sector,
-            needed: Job::of_sector(sector),
+            needed: Job::of_sector(self.variant(), sector),
             dir: self.dir().to_path_buf(),
         }
     }

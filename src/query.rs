@@ -222,7 +222,12 @@ impl<'db> Query<'db> {
         }
         match self.db.value(state) {
             Ok(value) => Ok((value, Exactness::Exact)),
-            Err(DbError::Missing { .. }) if !state.is_moving_phase() => {
+            // Lasker's placement phase has cycles (a player may slide
+            // while placing), which the search does not handle: its
+            // values come from its tables, and a missing one is an error.
+            Err(DbError::Missing { .. })
+                if !state.is_moving_phase() && !self.variant().move_while_placing() =>
+            {
                 let sector = Sector::of(state);
                 let key =
                     (sector, self.db.indexer().sector(sector).rank(state.mover, state.opponent));

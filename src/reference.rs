@@ -52,7 +52,7 @@
 //! assert_eq!(solution.value(&p.state()), Value::Win(1));
 //! ```
 
-use crate::index::{colex_unrank, BINOMIAL};
+use crate::index::{colex_unrank, Sector, BINOMIAL};
 use crate::position::State;
 use crate::rules::{for_each_move, play};
 use crate::value::{Cell, Value};
@@ -526,6 +526,140 @@ impl ReferenceSolution {
     /// decided nothing.
     pub fn iterations(&self) -> u16 {
         self.iterations
+    }
+}
+
+/// Exact values of every raw state of some sectors, with stones in hand
+/// or not: the plainest solver, for the tests of Lasker's placement phase
+/// (where a player with stones in hand may also slide, so placement
+/// sectors reach each other in cycles). No shortcuts at all: iteration
+/// `n` looks at every undecided state and every one of its moves.
+pub struct PlainSolution {
+    all: Bits,
+    /// Per sector: where its cells start, and the mover sets per opponent
+    /// set (states are stored as in [`ReferenceSolution`]).
+    tables: std::collections::HashMap<Sector, (u64, u64)>,
+    cells: Vec<Cell>,
+}
+
+/// Solves `sectors` (a set closed under successors: every sector a move
+/// leads to, unless the move ends the game, is in it) by the layered
+/// fixed point of the module's documentation, on [`for_each_move`] and
+/// [`play`] alone.
+///
+/// # Panics
+/// When a sector has a side with fewer than 3 stones, does not fit the
+/// board, or the set is not closed.
+pub fn solve_plain(v: &Variant, sectors: &[Sector]) -> PlainSolution {
+    let n = v.board().points() as u32;
+    let mut tables = std::collections::HashMap::new();
+    let mut offset = 0;
+    for &s in sectors {
+        assert!(s.mover + s.mover_hand >= 3 && s.opponent + s.opponent_hand >= 3, "{s}: lost");
+        assert!((s.mover + s.opponent) as u32 <= n, "{s} does not fit the board");
+        let group_len = BINOMIAL.get(n - s.opponent as u32, s.mover as u32);
+        if tables.insert(s, (offset, group_len)).is_none() {
+            offset += BINOMIAL.get(n, s.opponent as u32) * group_len;
+        }
+    }
+    let mut solution =
+        PlainSolution { all: v.board().all(), tables, cells: vec![Cell::DRAW; offset as usize] };
+    let states = solution.states();
+    // Iteration 0: no move loses (a full board draws where the variant
+    // says so; then it has no move either and stays a "draw").
+    let stuck: Vec<u64> = states
+        .par_iter()
+        .filter(|(_, s)| {
+            let mut moves = 0;
+            for_each_move(v, s, |_| moves += 1);
+            let full = s.mover | s.opponent == solution.all;
+            moves == 0 && !(full && v.full_board_draw())
+        })
+        .map(|&(i, _)| i)
+        .collect();
+    for i in stuck {
+        solution.cells[i as usize] = Cell::from(Value::Loss(0));
+    }
+    let (mut depth, mut idle) = (1u16, 0);
+    while idle < 2 {
+        let decided: Vec<u64> = states
+            .par_iter()
+            .filter(|(i, s)| {
+                solution.cells[*i as usize] == Cell::DRAW && solution.decided_at(v, s, depth)
+            })
+            .map(|&(i, _)| i)
+            .collect();
+        idle = if decided.is_empty() { idle + 1 } else { 0 };
+        for i in decided {
+            solution.cells[i as usize] = Cell(depth + 1);
+        }
+        depth += 1;
+    }
+    solution
+}
+
+impl PlainSolution {
+    /// Every raw state with its index.
+    fn states(&self) -> Vec<(u64, State)> {
+        let mut out = Vec::with_capacity(self.cells.len());
+        for (&s, &(offset, _)) in &self.tables {
+            let mut i = offset;
+            for_each_subset_of(self.all, s.opponent as u32, |opponent| {
+                for_each_subset_of(self.all & !opponent, s.mover as u32, |mover| {
+                    let state = State {
+                        mover,
+                        opponent,
+                        mover_hand: s.mover_hand,
+                        opponent_hand: s.opponent_hand,
+                    };
+                    out.push((i, state));
+                    i += 1;
+                });
+            });
+        }
+        out
+    }
+
+    /// Whether the undecided `state` has depth exactly `depth`, from the
+    /// values decided at smaller depths: with `depth` odd, a move to a
+    /// loss at `depth - 1`; even, every move to a win.
+    fn decided_at(&self, v: &Variant, state: &State, depth: u16) -> bool {
+        let mut moves = 0;
+        let mut wins = 0;
+        let mut to_loss = false;
+        for_each_move(v, state, |m| {
+            moves += 1;
+            match self.value(&play(state, m)) {
+                Value::Loss(d) if d + 1 == depth => to_loss = true,
+                Value::Win(d) if d < depth => wins += 1,
+                _ => {}
+            }
+        });
+        if depth % 2 == 1 {
+            to_loss
+        } else {
+            moves > 0 && wins == moves
+        }
+    }
+
+    /// The value of a state for the side to move: `Loss(0)` when it has
+    /// fewer than 3 stones (on the board and in hand).
+    ///
+    /// # Panics
+    /// When the state lies in a sector not solved.
+    pub fn value(&self, s: &State) -> Value {
+        if s.mover_stones() < 3 {
+            return Value::Loss(0);
+        }
+        let sector = Sector::of(s);
+        let &(offset, group_len) =
+            self.tables.get(&sector).unwrap_or_else(|| panic!("sector {sector} is not solved"));
+        let compact = points(s.mover)
+            .fold(0, |acc, p| acc | 1 << (!s.opponent & ((1 << p) - 1)).count_ones());
+        Value::from(
+            self.cells[(offset + mover_set_rank(s.opponent) * group_len + mover_set_rank(compact))
+                as usize],
+        )
     }
 }
 

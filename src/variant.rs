@@ -367,6 +367,24 @@ impl Variant {
         self
     }
 
+    /// The same variant where a player with stones in hand may also move
+    /// (Lasker's rule): small Lasker-like games for the tests. The rules
+    /// key says so, so its tables are told apart.
+    #[doc(hidden)]
+    pub fn with_lasker(mut self) -> Variant {
+        self.move_while_placing = true;
+        self
+    }
+
+    /// The same variant with `stones` stones a side (at least 3, and both
+    /// sides' stones fit the board): small games for the tests.
+    #[doc(hidden)]
+    pub fn with_stones(mut self, stones: u8) -> Variant {
+        assert!(stones >= 3 && 2 * stones as usize <= self.board.points(), "{stones} stones");
+        self.stones = stones;
+        self
+    }
+
     /// The variant's name, as `--variant` takes it.
     pub fn name(&self) -> &str {
         &self.name

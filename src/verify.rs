@@ -127,9 +127,18 @@ impl SectorCheck {
 
 /// The sectors whose tables the forward check of `sector` reads: its own
 /// and those its moves lead to (a capture that ends the game needs none).
-fn sectors_to_read(sector: Sector) -> Vec<Sector> {
+fn sectors_to_read(v: &Variant, sector: Sector) -> Vec<Sector> {
     let mut needed = vec![sector];
-    if sector.is_moving() {
+    if !sector.is_moving() && v.move_while_placing() {
+        // Lasker: slides to the other side of the pair, captures, and
+        // placements.
+        let exits = crate::solve::exit_sectors(sector);
+        for s in std::iter::once(crate::solve::partner_of(sector)).chain(exits.sectors()) {
+            if !needed.contains(&s) {
+                needed.push(s);
+            }
+        }
+    } else if sector.is_moving() {
         needed.push(partner(sector));
         if let Some(target) = capture_target(sector) {
             needed.push(target);
@@ -208,7 +217,7 @@ impl<'a> Verifier<'a> {
     }
 
     fn check(&mut self, sector: Sector) -> Result<SectorCheck, DbError> {
-        for s in sectors_to_read(sector) {
+        for s in sectors_to_read(self.db.variant(), sector) {
             if !self.loaded.contains_key(&s) {
                 self.loaded.insert(s, self.db.load_cells_huge(s)?);
             }
@@ -240,7 +249,7 @@ impl<'a> Verifier<'a> {
     /// Drops the cells the next sector to check does not read. A table a
     /// later sector needs is read again then: cheaper than holding it.
     fn forget_used(&mut self) {
-        let next = self.peek().map(sectors_to_read).unwrap_or_default();
+        let next = self.peek().map(|s| sectors_to_read(self.db.variant(), s)).unwrap_or_default();
         self.loaded.retain(|s, _| next.contains(s));
     }
 }

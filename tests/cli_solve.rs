@@ -18,7 +18,7 @@ use tempfile::TempDir;
 mod common;
 use common::{
     assert_same_tables, command, fails, fails_with_stdout, field, files, json, nine_up_to_8, ok,
-    scratch, tables, wait_for,
+    scratch, wait_for,
 };
 
 #[test]
@@ -464,16 +464,27 @@ fn committed_placement_figures_of_nine_agree_with_a_solve() {
 
 /// Regression: `solve --variant lasker` with the placement phase panicked in
 /// the placement solver ("6-2-0-1 is not a placement sector of the mover")
-/// after solving the moving phase. It is now refused at once, in one line,
-/// before anything is written; `--phase moving` still solves.
+/// after solving the moving phase, and was then refused. Now it solves the
+/// placement phase pair by pair, `verify` passes, and `query` answers
+/// placement positions from the tables, with distances. Without the
+/// placement tables a query says which table is missing, in one line.
 #[test]
-fn lasker_placement_is_refused_in_one_line_before_the_moving_phase() {
-    let dir = scratch();
-    let err = fails(dir.path(), &["--variant", "lasker", "solve", "--max-stones", "7"]);
-    assert!(err.contains("placement phase of lasker is not built"), "{err}");
-    assert!(err.contains("--phase moving"), "{err}");
-    assert!(tables(dir.path()).is_empty(), "nothing solved before the refusal");
-    let args = ["--variant", "lasker", "solve", "--max-stones", "7", "--phase", "moving"];
-    ok(dir.path(), &args);
-    assert!(!tables(dir.path()).is_empty());
+fn lasker_placement_solves_verifies_and_answers_from_the_tables() {
+    let lasker = ["--variant", "lasker"];
+    // 6 moving sectors and 123 placement sectors up to 8 stones.
+    let (db, _) = solve_and_verify(&lasker, &["--max-stones", "8"], 6 + 123);
+    // White (2 on the board, 1 in hand) closes a7-d7-g7 by placing g7 and
+    // takes g4; Black keeps 3 stones and loses 10 plies later. Sliding
+    // is a move here too (d7-... is among the moves). Every answer is
+    // exact, from a table.
+    let position = "WW.B..../B......./B....... w 1 1";
+    let out = ok(db.path(), &[&lasker[..], &["query", position]].concat());
+    assert!(out.contains("White wins in 11 plies") && out.contains("g7xg4  win in 11"), "{out}");
+    assert!(out.contains("d7-"), "{out}");
+    let json = ok(db.path(), &[&lasker[..], &["query", "--json", position]].concat());
+    assert!(!json.contains("value_only"), "{json}");
+
+    let empty = scratch();
+    let err = fails(empty.path(), &[&lasker[..], &["query", position]].concat());
+    assert!(err.contains("is not in the database") && err.lines().count() == 1, "{err}");
 }

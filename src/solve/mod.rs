@@ -10,7 +10,10 @@ pub mod plan;
 use crate::index::Sector;
 use crate::variant::Variant;
 
-pub use moving::{solve_pair, ChunkMarks, PairReport, ResumePoint, SolvedSector, WorkingSector};
+pub use moving::{
+    exit_sectors, partner_of, solve_pair, ChunkMarks, Exits, PairReport, ResumePoint, SolvedSector,
+    WorkingSector,
+};
 
 /// Error while solving.
 #[derive(Debug, thiserror::Error)]
@@ -71,44 +74,93 @@ pub struct Silent;
 
 impl Progress for Silent {}
 
-/// A moving-phase sector pair: `m-o` and `o-m` (one sector when `m == o`).
+/// A sector pair: two sectors that reach each other by quiet moves (slides
+/// that capture nothing) and are solved together. In the moving phase
+/// `m-o` and `o-m` (one sector when `m == o`); in Lasker's placement
+/// phase, where a player with stones in hand may slide, `m-o-mh-oh` and
+/// `o-m-oh-mh` (slides keep the hands).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MovingPair {
-    /// Stones of the side with more stones.
+    /// Stones on the board of the first side: the side with more stones on
+    /// the board, or with as many and more in hand.
     pub larger: u8,
-    /// Stones of the side with fewer stones.
+    /// Stones on the board of the other side.
     pub smaller: u8,
+    /// Stones in hand of the first side, then of the other: `(0, 0)` in
+    /// the moving phase.
+    pub hands: (u8, u8),
 }
 
 impl MovingPair {
-    /// The sectors of the pair, the one whose mover has more stones first.
-    pub fn sectors(&self) -> Vec<Sector> {
-        let a = Sector::moving(self.larger, self.smaller);
-        if self.larger == self.smaller {
-            vec![a]
-        } else {
-            vec![a, Sector::moving(self.smaller, self.larger)]
+    /// The moving-phase pair of sides with `a` and `b` stones.
+    pub fn moving(a: u8, b: u8) -> MovingPair {
+        MovingPair { larger: a.max(b), smaller: a.min(b), hands: (0, 0) }
+    }
+
+    /// The pair that holds `sector`.
+    pub fn of(sector: Sector) -> MovingPair {
+        // The first side: more stones on the board, then more in hand.
+        let other = moving::partner_of(sector);
+        let key = |s: &Sector| (s.mover, s.mover_hand);
+        let first = if key(&other) > key(&sector) { other } else { sector };
+        MovingPair {
+            larger: first.mover,
+            smaller: first.opponent,
+            hands: (first.mover_hand, first.opponent_hand),
         }
     }
 
-    /// The solved sectors that captures from this pair lead to.
+    /// The sectors of the pair, the first side's first.
+    pub fn sectors(&self) -> Vec<Sector> {
+        let a = Sector {
+            mover: self.larger,
+            opponent: self.smaller,
+            mover_hand: self.hands.0,
+            opponent_hand: self.hands.1,
+        };
+        let b = moving::partner_of(a);
+        if a == b {
+            vec![a]
+        } else {
+            vec![a, b]
+        }
+    }
+
+    /// The solved sectors that moves from this pair lead to: captures,
+    /// and placements while stones are in hand.
     pub fn dependencies(&self) -> Vec<Sector> {
-        self.sectors()
-            .into_iter()
-            .filter(|s| s.opponent > 3)
-            .map(|s| Sector::moving(s.opponent - 1, s.mover))
-            .collect()
+        let mut out: Vec<Sector> = Vec::new();
+        for s in self.sectors().into_iter().flat_map(|s| moving::exit_sectors(s).sectors()) {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
     }
 
     /// Stones on the board, both sides together.
     pub fn stones(&self) -> u32 {
         (self.larger + self.smaller) as u32
     }
+
+    /// Stones in hand, both sides together (0 in the moving phase).
+    pub fn in_hand(&self) -> u32 {
+        (self.hands.0 + self.hands.1) as u32
+    }
+
+    /// Whether it is a pair of the moving phase (nothing in hand).
+    pub fn is_moving(&self) -> bool {
+        self.hands == (0, 0)
+    }
 }
 
 impl std::fmt::Display for MovingPair {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "{{{},{}}}", self.larger, self.smaller)
+        if self.is_moving() {
+            write!(f, "{{{},{}}}", self.larger, self.smaller)
+        } else {
+            write!(f, "{{{}}}", self.sectors()[0])
+        }
     }
 }
 
@@ -117,7 +169,7 @@ impl std::fmt::Display for MovingPair {
 pub fn moving_pairs(v: &Variant, max_stones: u32) -> Vec<MovingPair> {
     let n = v.stones();
     let mut pairs: Vec<MovingPair> = (3..=n)
-        .flat_map(|larger| (3..=larger).map(move |smaller| MovingPair { larger, smaller }))
+        .flat_map(|larger| (3..=larger).map(move |smaller| MovingPair::moving(larger, smaller)))
         .filter(|p| p.stones() <= max_stones && p.stones() as usize <= v.board().points())
         .collect();
     pairs.sort_by_key(|p| (p.stones(), p.larger));
@@ -134,6 +186,26 @@ pub fn placement_order(v: &Variant, max_stones: u32) -> Vec<Sector> {
         .collect();
     sectors.reverse();
     sectors
+}
+
+/// Lasker's placement phase as pairs ([`MovingPair`] with stones in hand):
+/// every pair of placement sectors with at most `max_stones` stones on the
+/// board and in hand, fewest stones in hand first, then as the moving
+/// phase orders them, so each pair comes after the pairs its placements
+/// (one stone fewer in hand) and captures (one fewer on the board) lead to.
+/// Empty for a variant whose placement is acyclic.
+pub fn placement_pairs(v: &Variant, max_stones: u32) -> Vec<MovingPair> {
+    if !v.move_while_placing() {
+        return Vec::new();
+    }
+    let mut pairs: Vec<MovingPair> = crate::sectors::placement_sectors(v)
+        .into_iter()
+        .filter(|s| s.total_stones() <= max_stones)
+        .map(MovingPair::of)
+        .collect();
+    pairs.sort_by_key(|p| (p.in_hand(), p.stones(), p.larger, p.hands));
+    pairs.dedup();
+    pairs
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 //! ```
 
 use super::placement::successor_sectors;
-use super::{moving_pairs, placement_order, MovingPair};
+use super::{moving_pairs, placement_order, placement_pairs, MovingPair};
 use crate::index::Sector;
 use crate::sectors::placement_sectors;
 use crate::variant::Variant;
@@ -40,9 +40,6 @@ pub enum PlanError {
         /// Why it is not a job of the variant.
         why: String,
     },
-    /// A placement phase with cycles, which is not split into jobs.
-    #[error("the placement phase of {0} has cycles (players may move while placing), so it is not split into jobs; use --phase moving")]
-    Cyclic(String),
 }
 
 /// One unit of work: the tables it writes are solved together, from the
@@ -70,7 +67,7 @@ impl Job {
         };
         match numbers.as_deref() {
             Ok(&[a, b]) => {
-                let pair = MovingPair { larger: a.max(b), smaller: a.min(b) };
+                let pair = MovingPair::moving(a, b);
                 if !moving_pairs(v, u32::MAX).contains(&pair) {
                     let why = format!(
                         "a pair has 3 to {} stones a side, on {} points",
@@ -88,25 +85,22 @@ impl Job {
                         "nothing in hand: a moving sector is solved with its pair, M-O".into(),
                     ));
                 }
-                if v.move_while_placing() {
-                    return Err(PlanError::Cyclic(v.name().to_string()));
-                }
                 if !placement_sectors(v).contains(&sector) {
                     return Err(unknown(
                         "no game from the start reaches this placement sector".into(),
                     ));
                 }
-                Ok(Job::Placement(sector))
+                Ok(Job::of_sector(v, sector))
             }
             _ => Err(PlanError::Syntax(text.to_string())),
         }
     }
 
-    /// The job that writes the table of `sector`.
-    pub fn of_sector(sector: Sector) -> Job {
-        if sector.is_moving() {
-            let (m, o) = (sector.mover, sector.opponent);
-            Job::Pair(MovingPair { larger: m.max(o), smaller: m.min(o) })
+    /// The job that writes the table of `sector` in `v`: its pair, in the
+    /// moving phase and in a placement phase with moves (Lasker).
+    pub fn of_sector(v: &Variant, sector: Sector) -> Job {
+        if sector.is_moving() || v.move_while_placing() {
+            Job::Pair(MovingPair::of(sector))
         } else {
             Job::Placement(sector)
         }
@@ -132,23 +126,28 @@ impl Job {
     /// Stones on the board and in hand, both sides together.
     pub fn stones(&self) -> u32 {
         match self {
-            Job::Pair(pair) => pair.stones(),
+            Job::Pair(pair) => pair.stones() + pair.in_hand(),
             Job::Placement(sector) => sector.total_stones(),
         }
     }
 
-    /// Whether it is a placement sector.
+    /// Whether it solves placement sectors (a placement sector, or a
+    /// pair of Lasker's placement phase).
     pub fn is_placement(&self) -> bool {
-        matches!(self, Job::Placement(_))
+        match self {
+            Job::Pair(pair) => !pair.is_moving(),
+            Job::Placement(_) => true,
+        }
     }
 }
 
 /// A job's name in the plan: a pair by its first sector (`4-3`, the side
-/// to move with more stones), a placement sector as itself.
+/// to move with more stones; `5-2-0-3` in Lasker's placement phase), a
+/// placement sector as itself.
 impl std::fmt::Display for Job {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
-            Job::Pair(pair) => write!(f, "{}-{}", pair.larger, pair.smaller),
+            Job::Pair(pair) => write!(f, "{}", pair.sectors()[0]),
             Job::Placement(sector) => write!(f, "{sector}"),
         }
     }
@@ -175,15 +174,16 @@ pub fn plan(v: &Variant, max_stones: u32, placement: bool) -> Result<Vec<Planned
     let mut jobs: Vec<Job> = moving_pairs(v, max_stones).into_iter().map(Job::Pair).collect();
     if placement {
         if v.move_while_placing() {
-            return Err(PlanError::Cyclic(v.name().to_string()));
+            jobs.extend(placement_pairs(v, max_stones).into_iter().map(Job::Pair));
+        } else {
+            jobs.extend(placement_order(v, max_stones).into_iter().map(Job::Placement));
         }
-        jobs.extend(placement_order(v, max_stones).into_iter().map(Job::Placement));
     }
     let mut waves: HashMap<Job, u32> = HashMap::new();
     let mut planned = Vec::with_capacity(jobs.len());
     for job in jobs {
         let mut depends_on: Vec<Job> = Vec::new();
-        for dep in job.reads().into_iter().map(Job::of_sector) {
+        for dep in job.reads().into_iter().map(|s| Job::of_sector(v, s)) {
             if !depends_on.contains(&dep) {
                 depends_on.push(dep);
             }
@@ -214,7 +214,7 @@ mod tests {
     #[test]
     fn jobs_parse_in_every_spelling() {
         let nine = variant("nine");
-        let pair = Job::Pair(MovingPair { larger: 4, smaller: 3 });
+        let pair = Job::Pair(MovingPair::moving(4, 3));
         for text in ["4-3", "3-4", "4,3", "{4,3}", " 3,4 "] {
             assert_eq!(Job::parse(&nine, text).unwrap(), pair, "{text}");
         }
@@ -233,15 +233,19 @@ mod tests {
         assert!(err("2-1-7-7").contains("no game from the start"));
         assert!(err("4-x").starts_with("'4-x' is not a job"));
         assert!(err("4,3,2,1").starts_with("'4,3,2,1' is not a job"));
-        assert!(Job::parse(&variant("lasker"), "1-1-9-9")
-            .unwrap_err()
-            .to_string()
-            .contains("cycles"));
+        // Lasker's placement sectors are solved in pairs, named by the first.
+        let lasker = variant("lasker");
+        let pair = Job::parse(&lasker, "1-1-8-9").unwrap();
+        assert_eq!(pair, Job::parse(&lasker, "1-1-9-8").unwrap());
+        assert_eq!(pair.to_string(), "1-1-9-8");
+        assert!(pair.is_placement());
     }
 
     #[test]
     fn every_dependency_comes_first_in_an_earlier_wave() {
-        for (name, stones) in [("nine", 18), ("six", 12), ("five", 10), ("twelve", 24)] {
+        for (name, stones) in
+            [("nine", 18), ("six", 12), ("five", 10), ("twelve", 24), ("lasker", 20)]
+        {
             let v = variant(name);
             let jobs = plan(&v, stones, true).unwrap();
             let position: HashMap<Job, usize> =
@@ -249,7 +253,7 @@ mod tests {
             assert_eq!(position.len(), jobs.len(), "{name}: each job once");
             for (i, planned) in jobs.iter().enumerate() {
                 for sector in planned.job.reads() {
-                    let dep = Job::of_sector(sector);
+                    let dep = Job::of_sector(&v, sector);
                     assert!(
                         planned.depends_on.contains(&dep),
                         "{name}: {} reads {sector}",
@@ -276,7 +280,14 @@ mod tests {
         let sectors: usize = jobs.iter().map(|j| j.job.sectors().len()).sum();
         assert_eq!(sectors, 49 + 305);
         assert_eq!(plan(&nine, 8, false).unwrap().len(), 4);
-        assert!(matches!(plan(&variant("lasker"), 20, true), Err(PlanError::Cyclic(_))));
+        let lasker = variant("lasker");
+        let jobs = plan(&lasker, 20, true).unwrap();
+        let mut sectors: Vec<Sector> = jobs.iter().flat_map(|j| j.job.sectors()).collect();
+        let written = sectors.len();
+        sectors.sort();
+        sectors.dedup();
+        assert_eq!(written, sectors.len(), "each Lasker sector in one job");
+        assert_eq!(sectors.len(), 64 + placement_sectors(&lasker).len());
         assert_eq!(
             plan(&variant("lasker"), 20, false).unwrap().len(),
             moving_pairs(&variant("lasker"), 20).len()

@@ -98,14 +98,6 @@ pub fn run(db: Database, args: &Args, out: &mut impl Write) -> Result<()> {
         };
     }
     let max_stones = check_max_stones(variant, args.max_stones)?;
-    if args.phase == Phase::All && variant.move_while_placing() {
-        // Refused before the moving phase, not after hours of it.
-        bail!(
-            "the placement phase of {} is not built: players may move while placing, so its \
-             sectors reach each other in cycles; solve the moving phase with --phase moving",
-            variant.name()
-        );
-    }
     // The lock first: a second solver, or a directory that cannot be
     // written, stops here before anything else is done.
     for note in db.begin_solve()? {
@@ -131,7 +123,7 @@ fn run_job(db: &Database, job: Job, threads: usize, out: &mut impl Write) -> Res
     signals::install().context("installing the SIGINT and SIGTERM handlers")?;
     let states: u64 =
         job.sectors().iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
-    let unit = if job.is_placement() { "sector" } else { "pair" };
+    let unit = if matches!(job, Job::Placement(_)) { "sector" } else { "pair" };
     let progress = SolveProgress::new(db, states, unit);
     // Said only once the job is sure to run: a job already solved, or
     // missing a dependency, says so in one line.
@@ -203,10 +195,12 @@ fn run_placement(
         sectors.len(),
         todo.len()
     )?;
-    writeln!(out, "{}", Row::header().replacen("pair", "sector", 1))?;
+    // Lasker's placement sectors are solved in pairs, as the moving phase.
+    let unit = if variant.move_while_placing() { "pair" } else { "sector" };
+    writeln!(out, "{}", Row::header().replacen("pair  ", &format!("{unit:<6}"), 1))?;
     out.flush()?;
     let total_states: u64 = todo.iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
-    let progress = SolveProgress::new(db, total_states, "sector");
+    let progress = SolveProgress::new(db, total_states, unit);
     let start = Instant::now();
     let result = db.solve_placement(max_stones, threads, &progress);
     progress.clear();
@@ -220,7 +214,7 @@ fn run_placement(
     if let Some(err) = progress.write_error.lock().unwrap().take() {
         return Err(err.into());
     }
-    let total = progress.total(plural(summary.solved.len(), "sector"), start);
+    let total = progress.total(plural(summary.solved.len(), unit), start);
     writeln!(out, "{}", "-".repeat(Row::header().len()))?;
     writeln!(out, "{}", total.line())?;
     let on_disk: u64 = sectors.iter().filter_map(|&s| file_size(db, s)).sum();
