@@ -134,12 +134,32 @@ fn sectors_to_read(sector: Sector) -> Vec<Sector> {
         if let Some(target) = capture_target(sector) {
             needed.push(target);
         }
+    } else if sector.mover_hand == 0 {
+        needed.extend(sliding_successors(sector));
     } else {
         let (quiet, capture) = placement_successors(sector);
         needed.push(quiet);
         needed.extend(capture);
     }
     needed
+}
+
+/// The sectors a slide or fly leads to from a placement sector whose
+/// mover has nothing in hand (a game from another start): the opponent
+/// places next, the mover's stones stay as many, and a capture takes one
+/// of the opponent's unless that ends the game.
+fn sliding_successors(sector: Sector) -> Vec<Sector> {
+    let after = |opponent: u8| Sector {
+        mover: opponent,
+        opponent: sector.mover,
+        mover_hand: sector.opponent_hand,
+        opponent_hand: 0,
+    };
+    let mut out = vec![after(sector.opponent)];
+    if sector.mover >= 3 && sector.opponent > 0 && sector.opponent - 1 + sector.opponent_hand >= 3 {
+        out.push(after(sector.opponent - 1));
+    }
+    out
 }
 
 /// The sectors a placement from `sector` leads to: without a capture,
@@ -226,7 +246,7 @@ impl<'a> Verifier<'a> {
                 capture_target(sector).map(cells),
             );
             fast.check_all(cells(sector))
-        } else if !v.move_while_placing() {
+        } else if !v.move_while_placing() && sector.mover_hand > 0 {
             let (quiet, capture) = placement_successors(sector);
             let fast = PlacementCheck::new(v, ix, sector, cells(quiet), capture.map(cells));
             fast.check_all(cells(sector))

@@ -8,6 +8,8 @@
 
 use super::{Progress, SolveError};
 use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
+use crate::position::State;
+use crate::rules::{for_each_move, play};
 use crate::stats::Counts;
 use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
@@ -26,22 +28,25 @@ pub struct Successor<'a> {
     pub cells: &'a [u16],
 }
 
-/// The sectors a placement from `sector` leads to: without and with a
-/// capture (the second only when the mover can close a mill, and the
-/// opponent has a stone to lose and keeps at least 3).
+/// The sectors a move from the placement `sector` leads to: without and
+/// with a capture (the second only when the mover can close a mill, and
+/// the opponent has a stone to lose and keeps at least 3). With stones in
+/// hand the mover places; with an empty hand, while the opponent still
+/// places (a game from another start, see
+/// [`crate::sectors::extended_placement_sectors`]), it slides or flies,
+/// and the opponent places next.
 pub fn successor_sectors(sector: Sector) -> Vec<Sector> {
-    assert!(sector.mover_hand > 0, "{sector} is not a placement sector of the mover");
+    assert!(!sector.is_moving(), "{sector} is not a placement sector");
+    let slides = sector.mover_hand == 0;
     let next = |opponent: u8| Sector {
         mover: opponent,
-        opponent: sector.mover + 1,
+        opponent: sector.mover + u8::from(!slides),
         mover_hand: sector.opponent_hand,
-        opponent_hand: sector.mover_hand - 1,
+        opponent_hand: sector.mover_hand.saturating_sub(1),
     };
     let mut out = vec![next(sector.opponent)];
-    if sector.mover + 1 >= 3
-        && sector.opponent > 0
-        && sector.opponent - 1 + sector.opponent_hand >= 3
-    {
+    let mover_after = sector.mover + u8::from(!slides);
+    if mover_after >= 3 && sector.opponent > 0 && sector.opponent - 1 + sector.opponent_hand >= 3 {
         out.push(next(sector.opponent - 1));
     }
     out
@@ -74,6 +79,9 @@ pub fn solve_sector(
     let own = ix.sector(sector);
     if cells.len() as u64 != own.slots() {
         return Err(SolveError::BadPair(sector.to_string()));
+    }
+    if sector.mover_hand == 0 {
+        return solve_sliding(v, ix, sector, successors, cells, progress);
     }
     let lookup = |s: Sector| {
         successors
@@ -109,6 +117,85 @@ pub fn solve_sector(
             let done = walk.around(opponents[class], stabilisers[class], out);
             progress.advance(per_opponent);
             done
+        })
+        .reduce(|| (Counts::default(), 0), |a, b| (add_counts(a.0, b.0), a.1 + b.1));
+    if progress.cancelled() {
+        return Err(SolveError::Interrupted(sector.to_string()));
+    }
+    Ok((counts, edges))
+}
+
+/// A placement sector whose mover has nothing in hand while the opponent
+/// still places: the mover slides or flies (with a capture when it closes
+/// a mill), through the generic move generator
+/// ([`crate::rules::for_each_move`]) and every successor ranked in its
+/// table. Such sectors are few and small beside the rest (only games from
+/// other starts reach them), so this plain walk in slot order does.
+fn solve_sliding(
+    v: &Variant,
+    ix: &Indexer,
+    sector: Sector,
+    successors: &[Successor],
+    cells: &mut [u16],
+    progress: &dyn Progress,
+) -> Result<(Counts, u64), SolveError> {
+    let own = ix.sector(sector);
+    if cells.len() as u64 != own.slots() {
+        return Err(SolveError::BadPair(sector.to_string()));
+    }
+    // The successors by the opponent's stones after the move: the
+    // mover's own, less a captured stone or not.
+    let mut tables: Vec<(u8, Table)> = Vec::new();
+    for s in successor_sectors(sector) {
+        let found = successors.iter().find(|t| t.sector == s);
+        match found {
+            Some(t) => tables.push((s.mover, Table { index: ix.sector(s), cells: t.cells })),
+            None => return Err(SolveError::Unsolved(s.to_string())),
+        }
+    }
+    progress.start("placement", own.slots());
+    let (counts, edges) = cells
+        .par_chunks_mut(CHUNK as usize)
+        .enumerate()
+        .map(|(c, chunk)| {
+            chunk.fill(0);
+            if progress.cancelled() {
+                return (Counts::default(), 0);
+            }
+            let start = c as u64 * CHUNK;
+            let mut counts = Counts::default();
+            let mut edges = 0;
+            own.for_each_in(start..start + chunk.len() as u64, |slot, mover, opponent| {
+                let state =
+                    State { mover, opponent, mover_hand: 0, opponent_hand: sector.opponent_hand };
+                let mut best = u32::MAX;
+                for_each_move(v, &state, |m| {
+                    let next = play(&state, m);
+                    let cell = if next.mover_stones() < 3 {
+                        Cell::from(Value::Loss(0)).0
+                    } else {
+                        let on_board = next.mover.count_ones() as u8;
+                        let (_, table) = tables
+                            .iter()
+                            .find(|(stones, _)| *stones == on_board)
+                            .expect("a move leads to a successor sector");
+                        edges += 1;
+                        table.cells[table.index.rank(next.mover, next.opponent) as usize]
+                    };
+                    best = best.min(key(cell));
+                });
+                // No move: the mover is blocked and loses (the board
+                // cannot be full while the opponent holds stones).
+                let value = if best == u32::MAX {
+                    Value::Loss(0)
+                } else {
+                    Value::from(Cell(unkey(best))).back()
+                };
+                chunk[(slot - start) as usize] = Cell::from(value).0;
+                tally(&mut counts, value);
+            });
+            progress.advance(chunk.len() as u64);
+            (counts, edges)
         })
         .reduce(|| (Counts::default(), 0), |a, b| (add_counts(a.0, b.0), a.1 + b.1));
     if progress.cancelled() {
