@@ -91,6 +91,30 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
     Ok(Position::parse(text, variant)?)
 }
 
+/// `start`, or a position in notation, read for a query of `db`. A
+/// position whose hands do not alternate, from a game that started with
+/// other numbers of stones to place, is taken when `extended` says such
+/// games are meant or when `db` holds its sector's table (`solve
+/// --extended` wrote it); otherwise it is refused as [`parse_position`]
+/// refuses it, with `hint` saying how to ask for it.
+pub fn parse_position_in(
+    db: &Database,
+    text: &str,
+    extended: bool,
+    hint: &str,
+) -> Result<Position> {
+    let variant = db.variant();
+    let refused = match parse_position(variant, text) {
+        Ok(position) => return Ok(position),
+        Err(refused) => refused,
+    };
+    match Position::parse_any_start(text, variant) {
+        Ok(p) if extended || db.has(Sector::of(&p.state())) => Ok(p),
+        Ok(_) => bail!("{refused}; for a game from another start, {hint}"),
+        Err(_) => Err(refused),
+    }
+}
+
 /// How the game ended in `end`.
 pub fn ending(variant: &Variant, end: &Position) -> String {
     let (loser, winner) = (end.to_move, end.to_move.other());
