@@ -9,7 +9,8 @@
 //!   the generic [`for_each_move`] and [`play`], every successor ranked
 //!   from scratch. The tests hold the fast paths to it state by state;
 //!   verify uses it for Lasker's placement, where moves mix with
-//!   placements.
+//!   placements, and for the placement sectors of games from other
+//!   starts whose mover slides (an empty hand while the opponent places).
 //! - [`MovingCheck`], for the moving phase, where nearly all the states
 //!   are: moves generated on bitboards as the solver's `init` does. A
 //!   sector is walked by the opponent's stones, and every successor's
