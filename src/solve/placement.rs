@@ -8,8 +8,6 @@
 
 use super::{Progress, SolveError};
 use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
-use crate::position::State;
-use crate::rules::{for_each_move, play};
 use crate::stats::Counts;
 use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
@@ -80,9 +78,6 @@ pub fn solve_sector(
     if cells.len() as u64 != own.slots() {
         return Err(SolveError::BadPair(sector.to_string()));
     }
-    if sector.mover_hand == 0 {
-        return solve_sliding(v, ix, sector, successors, cells, progress);
-    }
     let lookup = |s: Sector| {
         successors
             .iter()
@@ -117,85 +112,6 @@ pub fn solve_sector(
             let done = walk.around(opponents[class], stabilisers[class], out);
             progress.advance(per_opponent);
             done
-        })
-        .reduce(|| (Counts::default(), 0), |a, b| (add_counts(a.0, b.0), a.1 + b.1));
-    if progress.cancelled() {
-        return Err(SolveError::Interrupted(sector.to_string()));
-    }
-    Ok((counts, edges))
-}
-
-/// A placement sector whose mover has nothing in hand while the opponent
-/// still places: the mover slides or flies (with a capture when it closes
-/// a mill), through the generic move generator
-/// ([`crate::rules::for_each_move`]) and every successor ranked in its
-/// table. Such sectors are few and small beside the rest (only games from
-/// other starts reach them), so this plain walk in slot order does.
-fn solve_sliding(
-    v: &Variant,
-    ix: &Indexer,
-    sector: Sector,
-    successors: &[Successor],
-    cells: &mut [u16],
-    progress: &dyn Progress,
-) -> Result<(Counts, u64), SolveError> {
-    let own = ix.sector(sector);
-    if cells.len() as u64 != own.slots() {
-        return Err(SolveError::BadPair(sector.to_string()));
-    }
-    // The successors by the opponent's stones after the move: the
-    // mover's own, less a captured stone or not.
-    let mut tables: Vec<(u8, Table)> = Vec::new();
-    for s in successor_sectors(sector) {
-        let found = successors.iter().find(|t| t.sector == s);
-        match found {
-            Some(t) => tables.push((s.mover, Table { index: ix.sector(s), cells: t.cells })),
-            None => return Err(SolveError::Unsolved(s.to_string())),
-        }
-    }
-    progress.start("placement", own.slots());
-    let (counts, edges) = cells
-        .par_chunks_mut(CHUNK as usize)
-        .enumerate()
-        .map(|(c, chunk)| {
-            chunk.fill(0);
-            if progress.cancelled() {
-                return (Counts::default(), 0);
-            }
-            let start = c as u64 * CHUNK;
-            let mut counts = Counts::default();
-            let mut edges = 0;
-            own.for_each_in(start..start + chunk.len() as u64, |slot, mover, opponent| {
-                let state =
-                    State { mover, opponent, mover_hand: 0, opponent_hand: sector.opponent_hand };
-                let mut best = u32::MAX;
-                for_each_move(v, &state, |m| {
-                    let next = play(&state, m);
-                    let cell = if next.mover_stones() < 3 {
-                        Cell::from(Value::Loss(0)).0
-                    } else {
-                        let on_board = next.mover.count_ones() as u8;
-                        let (_, table) = tables
-                            .iter()
-                            .find(|(stones, _)| *stones == on_board)
-                            .expect("a move leads to a successor sector");
-                        edges += 1;
-                        table.cells[table.index.rank(next.mover, next.opponent) as usize]
-                    };
-                    best = best.min(key(cell));
-                });
-                // No move: the mover is blocked and loses (the board
-                // cannot be full while the opponent holds stones).
-                let value = if best == u32::MAX {
-                    Value::Loss(0)
-                } else {
-                    Value::from(Cell(unkey(best))).back()
-                };
-                chunk[(slot - start) as usize] = Cell::from(value).0;
-                tally(&mut counts, value);
-            });
-            progress.advance(chunk.len() as u64);
-            (counts, edges)
         })
         .reduce(|| (Counts::default(), 0), |a, b| (add_counts(a.0, b.0), a.1 + b.1));
     if progress.cancelled() {
@@ -259,7 +175,11 @@ impl Walk<'_> {
                 _ => self.own.rank(mover, opponent),
             };
             prefetch(&out[slot as usize]);
-            let (value, read) = self.best_placement(mover, opponent, &quiet, &captures);
+            let (value, read) = if self.sector.mover_hand > 0 {
+                self.best_placement(mover, opponent, &quiet, &captures)
+            } else {
+                self.best_slide(mover, opponent, &quiet, &captures)
+            };
             edges += read;
             out[slot as usize].store(Cell::from(value).0, Ordering::Relaxed);
             tally(&mut counts, value);
@@ -323,6 +243,52 @@ impl Walk<'_> {
         // A placement always has an empty point: the board cannot be full
         // while stones remain in hand.
         debug_assert!(best != u32::MAX, "a placement state without a placement");
+        (Value::from(Cell(unkey(best))).back(), read)
+    }
+}
+
+impl Walk<'_> {
+    /// The best value over every slide (or fly) of a mover with an empty
+    /// hand while the opponent still places (a game from another start),
+    /// and the number of successor cells read: the successor's mover is
+    /// the opponent, so its slot comes from the same frames as a
+    /// placement's. A blocked mover loses (the board is not full while
+    /// the opponent holds stones).
+    #[inline]
+    fn best_slide(
+        &self,
+        mover: Bits,
+        opponent: Bits,
+        quiet: &MoverFrame,
+        captures: &[MoverFrame],
+    ) -> (Value, u64) {
+        let board = self.v.board();
+        let empty = board.all() & !(mover | opponent);
+        let flies = self.v.flies(self.sector.mover as u32, 0);
+        let mut best = u32::MAX;
+        let mut read = 0;
+        for from in points(mover) {
+            let destinations = if flies { empty } else { empty & board.adjacent(from) };
+            for to in points(destinations) {
+                let after = mover ^ (1 << from) ^ (1 << to);
+                // With no opponent stone on the board a mill captures nothing.
+                if opponent != 0 && board.closes_mill(after, to) {
+                    if !self.opponent_survives_capture {
+                        return (Value::Win(1), read);
+                    }
+                    for frame in captures {
+                        best = best.min(key(self.capture_cells()[frame.rank(after) as usize]));
+                        read += 1;
+                    }
+                } else {
+                    best = best.min(key(self.quiet.cells[quiet.rank(after) as usize]));
+                    read += 1;
+                }
+            }
+        }
+        if best == u32::MAX {
+            return (Value::Loss(0), read);
+        }
         (Value::from(Cell(unkey(best))).back(), read)
     }
 }
