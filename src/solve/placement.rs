@@ -1,10 +1,14 @@
 //! Placement sectors: stones in hand only decrease, so every state's
 //! value follows from its successors', which lie in sectors with one
 //! stone fewer in hand (or in the moving phase) and are solved before.
+//! In a game from another start a side whose hand is empty slides (or
+//! flies) while the other still places; its successors hold as many
+//! stones in hand, but the placement that follows takes one, so the phase
+//! stays acyclic (`crate::sectors::extended_placement_sectors`).
 //!
 //! The successors are generated here by direct bit operations on the
-//! mover's placements, apart from the rules module's generic generator
-//! that the forward check (`verify`) uses.
+//! mover's placements (and slides), apart from the rules module's generic
+//! generator that the forward check (`verify`) uses.
 
 use super::{Progress, SolveError};
 use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
