@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{fails, json, ok};
+use common::{fails, json, morris_with_input, ok, text};
 use serde_json::Value as Json;
 use std::path::Path;
 
@@ -54,6 +54,11 @@ fn solve_extended_then_stats_verify_and_query() {
     assert!(
         !q["moves"].as_array().unwrap().is_empty() && !q["line"].as_array().unwrap().is_empty()
     );
+
+    // A game from there against the perfect player.
+    let args = ["--variant", "six", "play", "--from", "......../........ w 3 4"];
+    let played = morris_with_input(db, &args, "a5\nquit\n");
+    assert!(played.status.success(), "{}", text(&played.stderr));
 }
 
 #[test]
@@ -73,6 +78,8 @@ fn positions_of_other_starts_are_refused_unless_asked_for() {
     assert_eq!(q["sector"], Json::from("0-0-5-4"));
     assert_eq!(q["exact"], Json::from(false), "{q}");
     assert_eq!(q["moves"].as_array().unwrap().len(), 16);
+    let err = fails(db, &["--variant", "six", "play", "--from", text]);
+    assert!(err.contains("add --extended"), "{err}");
     // Still refused with --extended: more stones than six has.
     let err = fails(db, &["--variant", "six", "query", "--extended", "......../........ w 7 4"]);
     assert!(err.contains("six allows 6"), "{err}");
