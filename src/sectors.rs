@@ -268,6 +268,33 @@ mod tests {
         assert!(!sectors.contains(&"2-1-7-7".parse().unwrap()));
     }
 
+    /// The closure by stone counts from the standard start alone is the
+    /// sector graph of Malom (captures by counts), which has 95 placement
+    /// sectors of nine with at most 10 stones: the extended sectors hold
+    /// them all, and they hold the 50 of the standard rule.
+    #[test]
+    fn the_closure_from_the_standard_start_is_malom_graph() {
+        let v = variant("nine");
+        let start = Sector { mover: 0, opponent: 0, mover_hand: 9, opponent_hand: 9 };
+        let mut seen: HashSet<Sector> = HashSet::from([start]);
+        let mut queue = vec![start];
+        while let Some(s) = queue.pop() {
+            for t in count_successors(&v, s) {
+                if !t.is_moving() && seen.insert(t) {
+                    queue.push(t);
+                }
+            }
+        }
+        let small: HashSet<Sector> = seen.into_iter().filter(|s| s.total_stones() <= 10).collect();
+        assert_eq!(small.len(), 95);
+        let extended: HashSet<Sector> = extended_placement_sectors(&v).into_iter().collect();
+        assert!(small.is_subset(&extended));
+        let standard: Vec<Sector> =
+            placement_sectors(&v).into_iter().filter(|s| s.total_stones() <= 10).collect();
+        assert_eq!(standard.len(), 50);
+        assert!(standard.iter().all(|s| small.contains(s)));
+    }
+
     /// Plays random games through the placement phase: every state met
     /// lies in a listed sector.
     fn random_games_stay_in_listed_sectors(name: &str, games: usize) {
