@@ -9,15 +9,17 @@
 //!   the generic [`for_each_move`] and [`play`], every successor ranked
 //!   from scratch. The tests hold the fast paths to it state by state;
 //!   verify uses it for Lasker's placement, where moves mix with
-//!   placements, and for the placement sectors of games from other
-//!   starts whose mover slides (an empty hand while the opponent places).
+//!   placements.
 //! - [`MovingCheck`], for the moving phase, where nearly all the states
 //!   are: moves generated on bitboards as the solver's `init` does. A
 //!   sector is walked by the opponent's stones, and every successor's
 //!   mover is the state's opponent (or it less a captured stone), so the
 //!   successors are ranked in [`MoverFrame`]s canonicalised once per
 //!   opponent set, their cells prefetched in a batch before any is read,
-//!   and found in a few blocks that stay in cache.
+//!   and found in a few blocks that stay in cache. It checks, too, a
+//!   placement sector of a game from another start whose mover has an
+//!   empty hand and slides while the opponent places
+//!   ([`MovingCheck::sliding`]).
 //! - [`PlacementCheck`], for the placement phase, the same way: every
 //!   empty point, its captures, and the quiet successors (whose mover is
 //!   again the state's opponent) ranked in the same frames. It generates
@@ -247,7 +249,12 @@ impl<'a> Verifier<'a> {
                 capture_target(sector).map(cells),
             );
             fast.check_all(cells(sector))
-        } else if !v.move_while_placing() && sector.mover_hand > 0 {
+        } else if !v.move_while_placing() && sector.mover_hand == 0 {
+            let next = sliding_successors(sector);
+            let fast =
+                MovingCheck::sliding(v, ix, sector, cells(next[0]), next.get(1).map(|&s| cells(s)));
+            fast.check_all(cells(sector))
+        } else if !v.move_while_placing() {
             let (quiet, capture) = placement_successors(sector);
             let fast = PlacementCheck::new(v, ix, sector, cells(quiet), capture.map(cells));
             fast.check_all(cells(sector))
@@ -389,6 +396,43 @@ impl<'a> MovingCheck<'a> {
         }
     }
 
+    /// The check of a placement sector whose mover has nothing in hand
+    /// while the opponent still places (a game from another start): the
+    /// mover slides or flies as in the moving phase, and its moves lead to
+    /// the placement sectors where the opponent places, given by their
+    /// cells as in [`MovingCheck::new`].
+    pub fn sliding(
+        v: &'a Variant,
+        ix: &'a Indexer,
+        sector: Sector,
+        quiet_cells: &'a [u16],
+        capture_cells: Option<&'a [u16]>,
+    ) -> Self {
+        assert!(
+            sector.mover_hand == 0 && sector.opponent_hand > 0 && !v.move_while_placing(),
+            "{sector} is not a placement sector with a sliding mover"
+        );
+        let with_cells = |s: Sector, cells: &'a [u16]| {
+            let index = ix.sector(s);
+            assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
+            (index, cells)
+        };
+        let next = sliding_successors(sector);
+        let captures = match (next.get(1), capture_cells) {
+            (Some(&target), Some(cells)) => Some(with_cells(target, cells)),
+            (None, None) => None,
+            _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
+        };
+        MovingCheck {
+            v,
+            ix,
+            sector,
+            flies: v.flies(sector.mover as u32, 0),
+            quiet: with_cells(next[0], quiet_cells),
+            captures,
+        }
+    }
+
     /// Checks every canonical state of the sector against `own`, its
     /// stored cells, walking it by the opponent's stones
     /// (`check_by_opponent`); returns what it found and the counts of
@@ -449,7 +493,9 @@ impl<'a> MovingCheck<'a> {
             for to in points(targets) {
                 any_move = true;
                 let own = mover ^ (1 << from) ^ (1 << to);
-                if !board.closes_mill(own, to) {
+                // A mill takes nothing when the opponent has no stone on
+                // the board (a sliding mover of another start's game).
+                if !frames.can_capture || !board.closes_mill(own, to) {
                     g.quiet.add(quiet_slot(&frames.quiet, own), &mut g.best);
                     continue;
                 }

@@ -1,8 +1,9 @@
 //! Games from every start (`solve --extended`): the extended placement
 //! sectors hold every sector random games from other starts meet and are
-//! closed under the solver's successors; the solver agrees with the plain
-//! forward rule on every extended sector with few stones, a sliding mover
-//! (empty hand, the opponent still placing) included; the tables agree with
+//! closed under the solver's successors; the solver, and the forward
+//! check of a sliding mover (empty hand, the opponent still placing),
+//! agree with the plain forward rule on every extended sector with few
+//! stones; the tables agree with
 //! the placement search over the moving phase from every start and on
 //! sampled positions; and the forward check passes on them.
 
@@ -16,7 +17,7 @@ use morris::solve::placement::{solve_sector, successor_sectors, Successor};
 use morris::solve::Silent;
 use morris::value::{Cell, Value};
 use morris::variant::Variant;
-use morris::verify::{value_from_successors, Verifier};
+use morris::verify::{value_from_successors, MovingCheck, Verifier};
 use morris::{Position, State};
 use std::collections::{HashMap, HashSet};
 
@@ -134,6 +135,11 @@ fn solver_agrees(v: &Variant, max_stones: u32) -> (u64, u64) {
             .iter()
             .map(|&t| Successor { sector: t, cells: &cells[&t] })
             .collect();
+        let next = successor_sectors(sector);
+        let check = (sector.mover_hand == 0).then(|| {
+            let capture = next.get(1).map(|t| cells[t].as_slice());
+            MovingCheck::sliding(v, &ix, sector, &cells[&next[0]], capture)
+        });
         let index = ix.sector(sector);
         let mut solved = vec![u16::MAX; index.slots() as usize];
         solve_sector(v, &ix, sector, &successors, &mut solved, &Silent).unwrap();
@@ -147,6 +153,9 @@ fn solver_agrees(v: &Variant, max_stones: u32) -> (u64, u64) {
             };
             let slow = Cell::from(value_from_successors(v, &state, &lookup)).0;
             assert_eq!(solved[slot as usize], slow, "{} {sector} slot {slot}", v.name());
+            if let Some(check) = &check {
+                assert_eq!(check.expected(mover, opponent), slow as u32, "{sector}: check");
+            }
             canonical[slot as usize] = true;
             compared += 1;
             sliding += u64::from(sector.mover_hand == 0);
