@@ -143,6 +143,43 @@ impl Database {
         Ok(summary)
     }
 
+    /// Solves, as [`Database::solve_placement`] does, every placement
+    /// sector with at most `max_stones` stones that a game from any start
+    /// reaches ([`crate::sectors::extended_placement_sectors`]), not only
+    /// the standard one; tables already there are kept.
+    pub fn solve_extended_placement(
+        &self,
+        max_stones: u32,
+        threads: usize,
+        progress: &dyn PairProgress,
+    ) -> Result<PlacementSummary, DbError> {
+        if self.variant().move_while_placing() {
+            return Err(SolveError::Cyclic(self.variant().name().to_string()).into());
+        }
+        for note in self.begin_solve()? {
+            progress.note(&note);
+        }
+        let pool = thread_pool(threads)?;
+        let sectors = crate::solve::extended_placement_order(self.variant(), max_stones);
+        let mut summary = PlacementSummary::default();
+        let mut loaded: Vec<(Sector, HugeCells)> = Vec::new();
+        for (i, &sector) in sectors.iter().enumerate() {
+            if self.has(sector) {
+                summary.skipped.push(sector);
+                continue;
+            }
+            if progress.phases().cancelled() {
+                return Err(DbError::Interrupted(format!(
+                    "stopped before placement sector {sector}"
+                )));
+            }
+            let of = (i + 1, sectors.len());
+            let report = self.solve_placement_sector(sector, &pool, progress, of, &mut loaded)?;
+            summary.solved.push((sector, report));
+        }
+        Ok(summary)
+    }
+
     /// Solves one placement sector in `pool`, reporting it as sector
     /// `number` of `of`. `loaded` keeps the successors' cells from one
     /// sector to the next, as far as they are still needed.

@@ -140,8 +140,31 @@ impl Position {
         Position { white, black, white_hand, black_hand, to_move }
     }
 
-    /// Reads `BOARD SIDE WH BH`; checks that the position can occur in `variant`.
+    /// Reads `BOARD SIDE WH BH`; checks that the position can occur in
+    /// a game of `variant` from its start ([`Position::check`]).
     pub fn parse(text: &str, variant: &Variant) -> Result<Position, NotationError> {
+        Position::parse_with(text, variant, false)
+    }
+
+    /// Reads `BOARD SIDE WH BH` as a position of a game from any start
+    /// ([`Position::check_any_start`]): the hands need not alternate.
+    ///
+    /// ```
+    /// use morris::{Position, Variant};
+    /// let nine = Variant::named("nine").unwrap();
+    /// let text = "......../......../........ w 9 8";
+    /// assert!(Position::parse(text, &nine).is_err());
+    /// assert_eq!(Position::parse_any_start(text, &nine).unwrap().black_hand, 8);
+    /// ```
+    pub fn parse_any_start(text: &str, variant: &Variant) -> Result<Position, NotationError> {
+        Position::parse_with(text, variant, true)
+    }
+
+    fn parse_with(
+        text: &str,
+        variant: &Variant,
+        any_start: bool,
+    ) -> Result<Position, NotationError> {
         let bad = |what: String| NotationError::Position { text: text.to_string(), what };
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.len() != 4 {
@@ -198,12 +221,44 @@ impl Position {
         let white_hand = hand(fields[2], "White")?;
         let black_hand = hand(fields[3], "Black")?;
         let position = Position { white, black, white_hand, black_hand, to_move };
-        position.check(variant).map_err(bad)?;
+        match any_start {
+            true => position.check_any_start(variant),
+            false => position.check(variant),
+        }
+        .map_err(bad)?;
         Ok(position)
     }
 
-    /// Why this position cannot occur in a game of `variant`, if it cannot.
+    /// Why this position cannot occur in a game of `variant` from its
+    /// start, if it cannot: [`Position::check_any_start`], and placement
+    /// alternates, White first.
     pub fn check(&self, variant: &Variant) -> Result<(), String> {
+        self.check_any_start(variant)?;
+        let (wh, bh) = (self.white_hand, self.black_hand);
+        if !variant.move_while_placing() && (wh, bh) != (0, 0) {
+            // Placement alternates, White first: White to move has placed as
+            // many stones as Black, Black to move one fewer than White.
+            let consistent = match self.to_move {
+                Color::White => wh == bh,
+                Color::Black => wh + 1 == bh,
+            };
+            if !consistent {
+                return Err(format!(
+                    "{} to move with White holding {wh} and Black {bh} cannot happen: players place in turn, White first",
+                    self.to_move.name()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Why this position cannot occur in a game of `variant` from any
+    /// start (each side with at most the variant's stones to place, on an
+    /// empty board), if it cannot: each side has 3 to that many stones on
+    /// the board and in hand, and the stones stand on distinct points of
+    /// the board. The hands are free: a game may start with other numbers
+    /// of stones to place than the standard one (an "extended" start).
+    pub fn check_any_start(&self, variant: &Variant) -> Result<(), String> {
         let n = variant.stones() as u32;
         for (who, board, hand) in
             [("White", self.white, self.white_hand), ("Black", self.black, self.black_hand)]
@@ -221,21 +276,6 @@ impl Position {
         }
         if self.white & self.black != 0 || (self.white | self.black) & !variant.board().all() != 0 {
             return Err("stones outside the board or on top of each other".into());
-        }
-        let (wh, bh) = (self.white_hand, self.black_hand);
-        if !variant.move_while_placing() && (wh, bh) != (0, 0) {
-            // Placement alternates, White first: White to move has placed as
-            // many stones as Black, Black to move one fewer than White.
-            let consistent = match self.to_move {
-                Color::White => wh == bh,
-                Color::Black => wh + 1 == bh,
-            };
-            if !consistent {
-                return Err(format!(
-                    "{} to move with White holding {wh} and Black {bh} cannot happen: players place in turn, White first",
-                    self.to_move.name()
-                ));
-            }
         }
         Ok(())
     }

@@ -6,6 +6,7 @@
 
 use crate::index::Sector;
 use crate::variant::Variant;
+use std::collections::HashSet;
 
 /// Every moving-phase sector `M-O` with `M` and `O` from 3 to the number of
 /// stones per side (fewer than 3 has lost), where both fit the board;
@@ -68,6 +69,115 @@ pub fn placement_sectors(v: &Variant) -> Vec<Sector> {
     sectors
 }
 
+/// The placement sectors `M-O-MH-OH` that a game from any start can
+/// reach, not only the standard one: every game that begins on an empty
+/// board with White holding `a` stones and Black `b`, `3 <= a, b <= S`,
+/// either side first (Malom's "extended" solution). The standard sectors
+/// of [`placement_sectors`] that hold a position are among them.
+///
+/// Hands no longer alternate, and a side whose hand is empty while the
+/// other still places slides (or flies) on its turns, so the set is found
+/// as a closure over stone counts rather than by a formula: from every
+/// start sector `0-0-a-b`, a sector `m-o-mh-oh` leads to
+///
+/// - with stones in hand (`mh > 0`), by a placement: `o-(m+1)-oh-(mh-1)`
+///   when the board has an empty point, and with a capture
+///   `(o-1)-(m+1)-oh-(mh-1)`;
+/// - with an empty hand (`mh = 0`, `oh > 0`), by a slide or fly:
+///   `o-m-oh-0`, and with a capture `(o-1)-m-oh-0`;
+///
+/// where a capture needs only a stone of the opponent's on the board and
+/// must leave it at least 3 stones (fewer ends the game). How many stones
+/// were placed since the start, which bounds the captures of a standard
+/// game, is unknown for an arbitrary start, so captures are bounded by
+/// nothing else: the set may hold a sector no game reaches, never miss one
+/// a game reaches. The closure stops at the moving phase (both hands
+/// empty), which nothing leads back from.
+///
+/// The rule allows a capture even before its side has three stones on the
+/// board, as the sector graph of Malom does, so every sector of Malom's
+/// graph is here too. In the order of play, as [`placement_sectors`]:
+/// fuller hands first, and of as many stones in hand, a side to move with
+/// an empty hand before the placing side its slide leads to; each sector
+/// comes before the sectors it leads to. Lasker Morris, whose placement
+/// sectors already take every
+/// pair of hands, gets [`placement_sectors`].
+///
+/// ```
+/// use morris::{sectors::{extended_placement_sectors, placement_sectors}, Sector, Variant};
+/// let nine = Variant::named("nine").unwrap();
+/// let extended = extended_placement_sectors(&nine);
+/// // White 3 and Black 5 to place, White first: after three placements
+/// // each White's hand is empty, White slides, Black places.
+/// assert!(extended.contains(&"3-3-0-2".parse::<Sector>().unwrap()));
+/// assert!(extended.contains(&"3-3-2-0".parse::<Sector>().unwrap()));
+/// let standard = placement_sectors(&nine);
+/// assert!(extended.len() > standard.len());
+/// ```
+pub fn extended_placement_sectors(v: &Variant) -> Vec<Sector> {
+    if v.move_while_placing() {
+        return placement_sectors(v);
+    }
+    let s = v.stones();
+    let mut seen: HashSet<Sector> = HashSet::new();
+    let mut queue: Vec<Sector> = Vec::new();
+    for a in 3..=s {
+        for b in 3..=s {
+            let start = Sector { mover: 0, opponent: 0, mover_hand: a, opponent_hand: b };
+            if seen.insert(start) {
+                queue.push(start);
+            }
+        }
+    }
+    while let Some(sector) = queue.pop() {
+        for next in count_successors(v, sector) {
+            if !next.is_moving() && seen.insert(next) {
+                queue.push(next);
+            }
+        }
+    }
+    let mut sectors: Vec<Sector> = seen.into_iter().collect();
+    sectors.sort_by_key(|t| {
+        let hands = t.mover_hand + t.opponent_hand;
+        (std::cmp::Reverse(hands), t.mover_hand > 0, *t)
+    });
+    sectors
+}
+
+/// The sectors one move leads to from `sector`, by stone counts alone
+/// (see [`extended_placement_sectors`]): those where the side to move has
+/// at least 3 stones.
+fn count_successors(v: &Variant, sector: Sector) -> Vec<Sector> {
+    let Sector { mover, opponent, mover_hand, opponent_hand } = sector;
+    let mut out = Vec::with_capacity(2);
+    let after = |captured: u8| {
+        if mover_hand > 0 {
+            Sector {
+                mover: opponent - captured,
+                opponent: mover + 1,
+                mover_hand: opponent_hand,
+                opponent_hand: mover_hand - 1,
+            }
+        } else {
+            Sector {
+                mover: opponent - captured,
+                opponent: mover,
+                mover_hand: opponent_hand,
+                opponent_hand: 0,
+            }
+        }
+    };
+    let room = mover_hand == 0 || ((mover + opponent) as usize) < v.board().points();
+    if room {
+        out.push(after(0));
+        if opponent > 0 {
+            out.push(after(1));
+        }
+    }
+    out.retain(|t| t.mover + t.mover_hand >= 3);
+    out
+}
+
 /// The pairs (mover's hand, opponent's hand) of the placement phase: for
 /// alternating placement in the order they occur, (S, S), (S, S-1),
 /// (S-1, S-1), ... (1, 0); for Lasker every pair but (0, 0), fuller hands
@@ -118,7 +228,6 @@ mod tests {
     use super::*;
     use crate::position::{Position, State};
     use crate::rules::{legal_moves, play};
-    use std::collections::HashSet;
 
     fn variant(name: &str) -> Variant {
         Variant::named(name).unwrap()
@@ -157,6 +266,33 @@ mod tests {
         assert!(sectors.contains(&"1-3-7-6".parse().unwrap()));
         // After two placements each nobody can have captured.
         assert!(!sectors.contains(&"2-1-7-7".parse().unwrap()));
+    }
+
+    /// The closure by stone counts from the standard start alone is the
+    /// sector graph of Malom (captures by counts), which has 95 placement
+    /// sectors of nine with at most 10 stones: the extended sectors hold
+    /// them all, and they hold the 50 of the standard rule.
+    #[test]
+    fn the_closure_from_the_standard_start_is_malom_graph() {
+        let v = variant("nine");
+        let start = Sector { mover: 0, opponent: 0, mover_hand: 9, opponent_hand: 9 };
+        let mut seen: HashSet<Sector> = HashSet::from([start]);
+        let mut queue = vec![start];
+        while let Some(s) = queue.pop() {
+            for t in count_successors(&v, s) {
+                if !t.is_moving() && seen.insert(t) {
+                    queue.push(t);
+                }
+            }
+        }
+        let small: HashSet<Sector> = seen.into_iter().filter(|s| s.total_stones() <= 10).collect();
+        assert_eq!(small.len(), 95);
+        let extended: HashSet<Sector> = extended_placement_sectors(&v).into_iter().collect();
+        assert!(small.is_subset(&extended));
+        let standard: Vec<Sector> =
+            placement_sectors(&v).into_iter().filter(|s| s.total_stones() <= 10).collect();
+        assert_eq!(standard.len(), 50);
+        assert!(standard.iter().all(|s| small.contains(s)));
     }
 
     /// Plays random games through the placement phase: every state met

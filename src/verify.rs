@@ -16,7 +16,10 @@
 //!   mover is the state's opponent (or it less a captured stone), so the
 //!   successors are ranked in [`MoverFrame`]s canonicalised once per
 //!   opponent set, their cells prefetched in a batch before any is read,
-//!   and found in a few blocks that stay in cache.
+//!   and found in a few blocks that stay in cache. It checks, too, a
+//!   placement sector of a game from another start whose mover has an
+//!   empty hand and slides while the opponent places
+//!   ([`MovingCheck::sliding`]).
 //! - [`PlacementCheck`], for the placement phase, the same way: every
 //!   empty point, its captures, and the quiet successors (whose mover is
 //!   again the state's opponent) ranked in the same frames. It generates
@@ -143,12 +146,32 @@ fn sectors_to_read(v: &Variant, sector: Sector) -> Vec<Sector> {
         if let Some(target) = capture_target(sector) {
             needed.push(target);
         }
+    } else if sector.mover_hand == 0 {
+        needed.extend(sliding_successors(sector));
     } else {
         let (quiet, capture) = placement_successors(sector);
         needed.push(quiet);
         needed.extend(capture);
     }
     needed
+}
+
+/// The sectors a slide or fly leads to from a placement sector whose
+/// mover has nothing in hand (a game from another start): the opponent
+/// places next, the mover's stones stay as many, and a capture takes one
+/// of the opponent's unless that ends the game.
+fn sliding_successors(sector: Sector) -> Vec<Sector> {
+    let after = |opponent: u8| Sector {
+        mover: opponent,
+        opponent: sector.mover,
+        mover_hand: sector.opponent_hand,
+        opponent_hand: 0,
+    };
+    let mut out = vec![after(sector.opponent)];
+    if sector.mover >= 3 && sector.opponent > 0 && sector.opponent - 1 + sector.opponent_hand >= 3 {
+        out.push(after(sector.opponent - 1));
+    }
+    out
 }
 
 /// The sectors a placement from `sector` leads to: without a capture,
@@ -234,6 +257,11 @@ impl<'a> Verifier<'a> {
                 cells(partner(sector)),
                 capture_target(sector).map(cells),
             );
+            fast.check_all(cells(sector))
+        } else if !v.move_while_placing() && sector.mover_hand == 0 {
+            let next = sliding_successors(sector);
+            let fast =
+                MovingCheck::sliding(v, ix, sector, cells(next[0]), next.get(1).map(|&s| cells(s)));
             fast.check_all(cells(sector))
         } else if !v.move_while_placing() {
             let (quiet, capture) = placement_successors(sector);
@@ -377,6 +405,43 @@ impl<'a> MovingCheck<'a> {
         }
     }
 
+    /// The check of a placement sector whose mover has nothing in hand
+    /// while the opponent still places (a game from another start): the
+    /// mover slides or flies as in the moving phase, and its moves lead to
+    /// the placement sectors where the opponent places, given by their
+    /// cells as in [`MovingCheck::new`].
+    pub fn sliding(
+        v: &'a Variant,
+        ix: &'a Indexer,
+        sector: Sector,
+        quiet_cells: &'a [u16],
+        capture_cells: Option<&'a [u16]>,
+    ) -> Self {
+        assert!(
+            sector.mover_hand == 0 && sector.opponent_hand > 0 && !v.move_while_placing(),
+            "{sector} is not a placement sector with a sliding mover"
+        );
+        let with_cells = |s: Sector, cells: &'a [u16]| {
+            let index = ix.sector(s);
+            assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
+            (index, cells)
+        };
+        let next = sliding_successors(sector);
+        let captures = match (next.get(1), capture_cells) {
+            (Some(&target), Some(cells)) => Some(with_cells(target, cells)),
+            (None, None) => None,
+            _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
+        };
+        MovingCheck {
+            v,
+            ix,
+            sector,
+            flies: v.flies(sector.mover as u32, 0),
+            quiet: with_cells(next[0], quiet_cells),
+            captures,
+        }
+    }
+
     /// Checks every canonical state of the sector against `own`, its
     /// stored cells, walking it by the opponent's stones
     /// (`check_by_opponent`); returns what it found and the counts of
@@ -437,7 +502,9 @@ impl<'a> MovingCheck<'a> {
             for to in points(targets) {
                 any_move = true;
                 let own = mover ^ (1 << from) ^ (1 << to);
-                if !board.closes_mill(own, to) {
+                // A mill takes nothing when the opponent has no stone on
+                // the board (a sliding mover of another start's game).
+                if !frames.can_capture || !board.closes_mill(own, to) {
                     g.quiet.add(quiet_slot(&frames.quiet, own), &mut g.best);
                     continue;
                 }

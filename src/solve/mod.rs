@@ -208,6 +208,20 @@ pub fn placement_pairs(v: &Variant, max_stones: u32) -> Vec<MovingPair> {
     pairs
 }
 
+/// Every placement sector that a game from any start reaches
+/// ([`crate::sectors::extended_placement_sectors`]) with at most
+/// `max_stones` stones on the board and in hand, each after the sectors
+/// its moves lead to: fewest stones in hand first, and of as many, a side
+/// to move with stones in hand before one that slides into it.
+pub fn extended_placement_order(v: &Variant, max_stones: u32) -> Vec<Sector> {
+    let mut sectors: Vec<Sector> = crate::sectors::extended_placement_sectors(v)
+        .into_iter()
+        .filter(|s| s.total_stones() <= max_stones)
+        .collect();
+    sectors.reverse();
+    sectors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,14 @@
 //! Placement sectors: stones in hand only decrease, so every state's
 //! value follows from its successors', which lie in sectors with one
 //! stone fewer in hand (or in the moving phase) and are solved before.
+//! In a game from another start a side whose hand is empty slides (or
+//! flies) while the other still places; its successors hold as many
+//! stones in hand, but the placement that follows takes one, so the phase
+//! stays acyclic (`crate::sectors::extended_placement_sectors`).
 //!
 //! The successors are generated here by direct bit operations on the
-//! mover's placements, apart from the rules module's generic generator
-//! that the forward check (`verify`) uses.
+//! mover's placements (and slides), apart from the rules module's generic
+//! generator that the forward check (`verify`) uses.
 
 use super::{Progress, SolveError};
 use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
@@ -26,22 +30,25 @@ pub struct Successor<'a> {
     pub cells: &'a [u16],
 }
 
-/// The sectors a placement from `sector` leads to: without and with a
-/// capture (the second only when the mover can close a mill, and the
-/// opponent has a stone to lose and keeps at least 3).
+/// The sectors a move from the placement `sector` leads to: without and
+/// with a capture (the second only when the mover can close a mill, and
+/// the opponent has a stone to lose and keeps at least 3). With stones in
+/// hand the mover places; with an empty hand, while the opponent still
+/// places (a game from another start, see
+/// [`crate::sectors::extended_placement_sectors`]), it slides or flies,
+/// and the opponent places next.
 pub fn successor_sectors(sector: Sector) -> Vec<Sector> {
-    assert!(sector.mover_hand > 0, "{sector} is not a placement sector of the mover");
+    assert!(!sector.is_moving(), "{sector} is not a placement sector");
+    let slides = sector.mover_hand == 0;
     let next = |opponent: u8| Sector {
         mover: opponent,
-        opponent: sector.mover + 1,
+        opponent: sector.mover + u8::from(!slides),
         mover_hand: sector.opponent_hand,
-        opponent_hand: sector.mover_hand - 1,
+        opponent_hand: sector.mover_hand.saturating_sub(1),
     };
     let mut out = vec![next(sector.opponent)];
-    if sector.mover + 1 >= 3
-        && sector.opponent > 0
-        && sector.opponent - 1 + sector.opponent_hand >= 3
-    {
+    let mover_after = sector.mover + u8::from(!slides);
+    if mover_after >= 3 && sector.opponent > 0 && sector.opponent - 1 + sector.opponent_hand >= 3 {
         out.push(next(sector.opponent - 1));
     }
     out
@@ -172,7 +179,11 @@ impl Walk<'_> {
                 _ => self.own.rank(mover, opponent),
             };
             prefetch(&out[slot as usize]);
-            let (value, read) = self.best_placement(mover, opponent, &quiet, &captures);
+            let (value, read) = if self.sector.mover_hand > 0 {
+                self.best_placement(mover, opponent, &quiet, &captures)
+            } else {
+                self.best_slide(mover, opponent, &quiet, &captures)
+            };
             edges += read;
             out[slot as usize].store(Cell::from(value).0, Ordering::Relaxed);
             tally(&mut counts, value);
@@ -236,6 +247,52 @@ impl Walk<'_> {
         // A placement always has an empty point: the board cannot be full
         // while stones remain in hand.
         debug_assert!(best != u32::MAX, "a placement state without a placement");
+        (Value::from(Cell(unkey(best))).back(), read)
+    }
+}
+
+impl Walk<'_> {
+    /// The best value over every slide (or fly) of a mover with an empty
+    /// hand while the opponent still places (a game from another start),
+    /// and the number of successor cells read: the successor's mover is
+    /// the opponent, so its slot comes from the same frames as a
+    /// placement's. A blocked mover loses (the board is not full while
+    /// the opponent holds stones).
+    #[inline]
+    fn best_slide(
+        &self,
+        mover: Bits,
+        opponent: Bits,
+        quiet: &MoverFrame,
+        captures: &[MoverFrame],
+    ) -> (Value, u64) {
+        let board = self.v.board();
+        let empty = board.all() & !(mover | opponent);
+        let flies = self.v.flies(self.sector.mover as u32, 0);
+        let mut best = u32::MAX;
+        let mut read = 0;
+        for from in points(mover) {
+            let destinations = if flies { empty } else { empty & board.adjacent(from) };
+            for to in points(destinations) {
+                let after = mover ^ (1 << from) ^ (1 << to);
+                // With no opponent stone on the board a mill captures nothing.
+                if opponent != 0 && board.closes_mill(after, to) {
+                    if !self.opponent_survives_capture {
+                        return (Value::Win(1), read);
+                    }
+                    for frame in captures {
+                        best = best.min(key(self.capture_cells()[frame.rank(after) as usize]));
+                        read += 1;
+                    }
+                } else {
+                    best = best.min(key(self.quiet.cells[quiet.rank(after) as usize]));
+                    read += 1;
+                }
+            }
+        }
+        if best == u32::MAX {
+            return (Value::Loss(0), read);
+        }
         (Value::from(Cell(unkey(best))).back(), read)
     }
 }

@@ -9,7 +9,7 @@ use morris::database::Database;
 use morris::index::{Indexer, Sector, BINOMIAL};
 use morris::position::Position;
 use morris::rules::Status;
-use morris::sectors::{moving_sectors, placement_sectors};
+use morris::sectors::{extended_placement_sectors, moving_sectors, placement_sectors};
 use morris::solve::moving_pairs;
 use morris::variant::{Flying, Variant};
 use rayon::prelude::*;
@@ -89,6 +89,30 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
         return Ok(Position::start(variant));
     }
     Ok(Position::parse(text, variant)?)
+}
+
+/// `start`, or a position in notation, read for a query of `db`. A
+/// position whose hands do not alternate, from a game that started with
+/// other numbers of stones to place, is taken when `extended` says such
+/// games are meant or when `db` holds its sector's table (`solve
+/// --extended` wrote it); otherwise it is refused as [`parse_position`]
+/// refuses it, with `hint` saying how to ask for it.
+pub fn parse_position_in(
+    db: &Database,
+    text: &str,
+    extended: bool,
+    hint: &str,
+) -> Result<Position> {
+    let variant = db.variant();
+    let refused = match parse_position(variant, text) {
+        Ok(position) => return Ok(position),
+        Err(refused) => refused,
+    };
+    match Position::parse_any_start(text, variant) {
+        Ok(p) if extended || db.has(Sector::of(&p.state())) => Ok(p),
+        Ok(_) => bail!("{refused}; for a game from another start, {hint}"),
+        Err(_) => Err(refused),
+    }
 }
 
 /// How the game ended in `end`.
@@ -179,7 +203,9 @@ pub fn count(variant: &Variant, sectors: &[Sector]) -> Vec<Row> {
 /// The sectors of the variant that have a table in the database, and
 /// those that have none, in the order of `morris sectors`: the moving
 /// phase, then the placement phase (whose missing sectors count once one
-/// of them is there). An empty database is an error.
+/// of them is there), then the tables of games from other starts that
+/// `solve --extended` wrote (never counted missing). An empty database
+/// is an error.
 pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
     let (mut present, mut missing): (Vec<Sector>, Vec<Sector>) =
         moving_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
@@ -189,6 +215,13 @@ pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
         present.extend(placed);
         missing.extend(unplaced);
     }
+    let standard: std::collections::HashSet<Sector> =
+        placement_sectors(db.variant()).into_iter().collect();
+    present.extend(
+        extended_placement_sectors(db.variant())
+            .into_iter()
+            .filter(|s| !standard.contains(s) && db.table_path(*s).exists()),
+    );
     if present.is_empty() {
         return Err(NoTables(format!(
             "no tables of {} in {}: solve some first, e.g. `morris solve --variant {} --max-stones 8 --db {}`",

@@ -3,7 +3,7 @@
 //! The human's moves are read line by line from standard input, so a game
 //! can also be piped in; the end of the input ends the game.
 
-use crate::common::{describe, ending, parse_position};
+use crate::common::{describe, ending, parse_position_in};
 use anyhow::Result;
 use morris::database::Database;
 use morris::game::{Game, Repetition};
@@ -37,6 +37,11 @@ pub struct Args {
     /// compares them). No choice changes the value of its move.
     #[arg(long, value_name = "STYLE", default_value_t = Style::DEFAULT)]
     tie_break: Style,
+
+    /// Take a `--from` position of a game that started with other numbers
+    /// of stones to place (as `query --extended`).
+    #[arg(long)]
+    extended: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -59,7 +64,8 @@ pub fn run(
         Side::White => Color::White,
         Side::Black => Color::Black,
     };
-    let mut game = Game::new(parse_position(variant, &args.from)?, args.repetition);
+    let from = parse_position_in(db, &args.from, args.extended, "add --extended")?;
+    let mut game = Game::new(from, args.repetition);
     let query = Query::new(db);
     // Ask once before the game starts, so a missing table is reported
     // before the human has typed anything.

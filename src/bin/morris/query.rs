@@ -1,7 +1,7 @@
 //! `morris query`: the value of a position, every legal move with the value
 //! it leads to, a perfect-play line and the diagram, as text or JSON.
 
-use crate::common::{describe, ending, parse_position};
+use crate::common::{describe, ending, parse_position_in};
 use crate::json;
 use anyhow::Result;
 use morris::database::Database;
@@ -35,11 +35,19 @@ pub struct Args {
     /// table it reads: 2.3 GB for the whole of nine).
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
     transposition_mib: usize,
+
+    /// Take a position of a game that started with other numbers of
+    /// stones to place (hands that do not alternate, e.g. `w 9 8`),
+    /// answered from its table if the database holds it (such positions
+    /// are taken without this option then), else by the placement search.
+    #[arg(long)]
+    extended: bool,
 }
 
 pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let variant = db.variant();
-    let position = parse_position(variant, &args.position.join(" "))?;
+    let text = args.position.join(" ");
+    let position = parse_position_in(db, &text, args.extended, "add --extended")?;
     let (position, played) = match &args.moves {
         Some(text) => play_moves(variant, &position, text)?,
         None => (position, Vec::new()),

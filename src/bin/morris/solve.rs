@@ -10,7 +10,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use morris::database::{Database, DbError};
 use morris::driver::{JobOutcome, PairProgress};
 use morris::index::Sector;
-use morris::sectors::placement_sectors;
+use morris::sectors::{extended_placement_sectors, placement_sectors};
 use morris::solve::plan::Job;
 use morris::solve::{moving_pairs, MovingPair, PairReport, Progress};
 use std::io::{self, Write};
@@ -31,6 +31,13 @@ pub struct Args {
     /// Which phase to solve: the moving phase, or all (placement too).
     #[arg(long, value_enum, default_value_t = Phase::All)]
     phase: Phase,
+
+    /// Solve the placement sectors of games from every start, not only
+    /// the standard one: White and Black each holding 3 to the variant's
+    /// stones to place, either side first (hands need not alternate, and
+    /// a side with an empty hand slides while the other places).
+    #[arg(long, conflicts_with_all = ["job", "pair"])]
+    extended: bool,
 
     /// Checkpoint a pair being solved at the first depth level boundary
     /// after every S seconds (0: after every level), so a killed run
@@ -106,7 +113,7 @@ pub fn run(db: Database, args: &Args, out: &mut impl Write) -> Result<()> {
     signals::install().context("installing the SIGINT and SIGTERM handlers")?;
     run_moving(&db, max_stones, threads, out)?;
     if args.phase == Phase::All {
-        run_placement(&db, max_stones, threads, out)?;
+        run_placement(&db, max_stones, threads, args.extended, out)?;
     }
     Ok(())
 }
@@ -163,17 +170,21 @@ fn run_job(db: &Database, job: Job, threads: usize, out: &mut impl Write) -> Res
     Ok(())
 }
 
-/// The placement sectors with at most `max_stones` stones: after the
-/// moving phase, which they lead into.
+/// The placement sectors with at most `max_stones` stones (with
+/// `extended`, those of games from every start): after the moving phase,
+/// which they lead into.
 fn run_placement(
     db: &Database,
     max_stones: u32,
     threads: usize,
+    extended: bool,
     out: &mut impl Write,
 ) -> Result<()> {
     let variant = db.variant();
-    let sectors: Vec<Sector> =
-        placement_sectors(variant).into_iter().filter(|s| s.total_stones() <= max_stones).collect();
+    let all =
+        if extended { extended_placement_sectors(variant) } else { placement_sectors(variant) };
+    let sectors: Vec<Sector> = all.into_iter().filter(|s| s.total_stones() <= max_stones).collect();
+    let kind = if extended { "extended placement" } else { "placement" };
     if sectors.is_empty() {
         return Ok(());
     }
@@ -182,7 +193,7 @@ fn run_placement(
     if todo.is_empty() {
         writeln!(
             out,
-            "{}: all {} placement sectors up to {max_stones} stones already solved",
+            "{}: all {} {kind} sectors up to {max_stones} stones already solved",
             describe(variant),
             sectors.len()
         )?;
@@ -190,7 +201,7 @@ fn run_placement(
     }
     writeln!(
         out,
-        "{}: placement phase up to {max_stones} stones, {} sectors, {} to solve",
+        "{}: {kind} phase up to {max_stones} stones, {} sectors, {} to solve",
         describe(variant),
         sectors.len(),
         todo.len()
@@ -202,11 +213,15 @@ fn run_placement(
     let total_states: u64 = todo.iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
     let progress = SolveProgress::new(db, total_states, unit);
     let start = Instant::now();
-    let result = db.solve_placement(max_stones, threads, &progress);
+    let result = if extended {
+        db.solve_extended_placement(max_stones, threads, &progress)
+    } else {
+        db.solve_placement(max_stones, threads, &progress)
+    };
     progress.clear();
     let finished = || {
         let n = sectors.iter().filter(|&&s| db.has(s)).count();
-        format!("the moving phase and {n} of {} placement sectors", sectors.len())
+        format!("the moving phase and {n} of {} {kind} sectors", sectors.len())
     };
     let summary = result.map_err(|e| interrupted(e, finished())).with_context(|| {
         format!("solving the placement phase of {} in {}", describe(variant), db.dir().display())
@@ -221,7 +236,7 @@ fn run_placement(
     let states: u64 = sectors.iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
     writeln!(
         out,
-        "placement: the {} sectors up to {max_stones} stones take {} on disk ({:.2} bits per state)",
+        "{kind}: the {} sectors up to {max_stones} stones take {} on disk ({:.2} bits per state)",
         sectors.len(),
         units::bytes(on_disk),
         on_disk as f64 * 8.0 / states.max(1) as f64

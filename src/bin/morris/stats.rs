@@ -5,7 +5,7 @@ use crate::{json, units};
 use anyhow::Result;
 use morris::database::Database;
 use morris::index::Sector;
-use morris::sectors::{moving_sectors, placement_sectors};
+use morris::sectors::{extended_placement_sectors, moving_sectors, placement_sectors};
 use morris::stats::{Counts, Distances};
 use std::io::Write;
 
@@ -209,7 +209,10 @@ fn write_text(
 pub fn sector_of(db: &Database, name: &str) -> Result<Sector> {
     let sector: Sector = name.parse().map_err(anyhow::Error::msg)?;
     let v = db.variant();
-    if !moving_sectors(v).contains(&sector) && !placement_sectors(v).contains(&sector) {
+    if !moving_sectors(v).contains(&sector)
+        && !placement_sectors(v).contains(&sector)
+        && !extended_placement_sectors(v).contains(&sector)
+    {
         anyhow::bail!(
             "{} has no sector {name} (`morris sectors --variant {} --phase all` lists them)",
             describe(v),

@@ -5,7 +5,7 @@
 //! variant, never a path, so nothing it sends can reach another file.
 
 use super::http::{Reply, Target};
-use crate::common::{describe, one_line, parse_position, NoTables};
+use crate::common::{describe, one_line, parse_position_in, NoTables};
 use crate::{json, query, stats};
 use morris::database::{Database, DbError};
 use morris::game::{Game, Repetition};
@@ -126,12 +126,16 @@ pub fn search_key(site: &Site, url: &str) -> Option<(String, String)> {
     }
     let db = site.database(target.get("variant")?).ok()?;
     let variant = db.variant();
-    let position = parse_position(variant, target.get("position")?).ok()?;
+    let extended = target.get("extended") == Some("1");
+    let position = parse_position_in(db, target.get("position")?, extended, EXTENDED).ok()?;
     let position = match target.get("moves") {
         Some(moves) => play_moves(variant, &position, moves).ok()?.0,
         None => position,
     };
-    if position.state().is_moving_phase() || site.has_all_placement(db) {
+    // A position of a game from another start is searched unless its own
+    // table is there (`solve --extended` then solved all it leads to).
+    let state = position.state();
+    if state.is_moving_phase() || site.has_all_placement(db) && db.has(Sector::of(&state)) {
         return None;
     }
     let moves = target.get("moves").unwrap_or("");
@@ -225,19 +229,24 @@ pub fn answer_query(queries: &mut Queries, method: &str, url: &str) -> Reply {
         .unwrap_or_else(|reply| reply)
 }
 
-/// `/api/move?variant=V&position=P[&earlier=P0,P1,...][&rule=board|threefold]`:
+/// `/api/move?variant=V&position=P[&earlier=P0,P1,...][&rule=board|threefold][&extended=1]`:
 /// the perfect player's move at P in the server's `--tie-break` style,
 /// in a game whose earlier positions were P0, P1, ... (for the repetition
 /// rule; those since the last capture or placement suffice). The object
 /// names the move, the position after it and the move's value for the
 /// side that makes it (a repetition draw is a draw).
 fn move_of(queries: &mut Queries, target: &Target) -> Result<Reply, Reply> {
-    target.only(&["variant", "position", "earlier", "rule"]).map_err(|e| Reply::bad_request(&e))?;
+    target
+        .only(&["variant", "position", "earlier", "rule", "extended"])
+        .map_err(|e| Reply::bad_request(&e))?;
     let db =
         queries.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
     let variant = db.variant();
-    let parse =
-        |text: &str| parse_position(variant, text).map_err(|e| Reply::bad_request(&one_line(&e)));
+    let extended = target.get("extended") == Some("1");
+    let parse = |text: &str| {
+        parse_position_in(db, text, extended, EXTENDED)
+            .map_err(|e| Reply::bad_request(&one_line(&e)))
+    };
     let position = parse(target.require("position").map_err(|e| Reply::bad_request(&e))?)?;
     let rule: Repetition = match target.get("rule") {
         Some(text) => text.parse().map_err(|e: String| Reply::bad_request(&e))?,
@@ -287,15 +296,22 @@ fn asset(text: &'static str, content_type: &'static str) -> Reply {
     Reply { status: 200, content_type, body: text.as_bytes().to_vec() }
 }
 
-/// `/api/query?variant=V&position=P[&moves=M]`: the bytes of `morris
-/// query --json`.
+/// How a request asks for a position of a game from another start.
+const EXTENDED: &str = "add extended=1";
+
+/// `/api/query?variant=V&position=P[&moves=M][&extended=1]`: the bytes of
+/// `morris query --json` (`extended=1` is its `--extended`).
 fn query_of(queries: &mut Queries, target: &Target) -> Result<Reply, Reply> {
-    target.only(&["variant", "position", "moves"]).map_err(|e| Reply::bad_request(&e))?;
+    target
+        .only(&["variant", "position", "moves", "extended"])
+        .map_err(|e| Reply::bad_request(&e))?;
     let db =
         queries.site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
     let variant = db.variant();
     let text = target.require("position").map_err(|e| Reply::bad_request(&e))?;
-    let position = parse_position(variant, text).map_err(|e| Reply::bad_request(&one_line(&e)))?;
+    let extended = target.get("extended") == Some("1");
+    let position = parse_position_in(db, text, extended, EXTENDED)
+        .map_err(|e| Reply::bad_request(&one_line(&e)))?;
     let position = match target.get("moves") {
         Some(moves) => play_moves(variant, &position, moves).map_err(query_error)?.0,
         None => position,
