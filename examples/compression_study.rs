@@ -466,13 +466,10 @@ fn fill(w: &Window, dont_care: bool) -> Vec<u16> {
     for i in 0..w.cells.len() {
         let c = w.cells[i];
         let p = &w.probes[i];
-        let c = if !w.canonical[i] || (dont_care && p.terminal.is_some()) {
-            prev
-        } else if dont_care && p.capture == Some(c) && pref(prev) <= pref(c) {
-            prev
-        } else {
-            c
-        };
+        let free = !w.canonical[i]
+            || (dont_care
+                && (p.terminal.is_some() || (p.capture == Some(c) && pref(prev) <= pref(c))));
+        let c = if free { prev } else { c };
         out.push(c);
         prev = c;
     }
@@ -486,13 +483,11 @@ fn fill_wdl(w: &Window, dont_care: bool) -> Vec<u8> {
     for i in 0..w.cells.len() {
         let c = wdl(w.cells[i]);
         let p = &w.probes[i];
-        let c = if !w.canonical[i] || (dont_care && p.terminal.is_some()) {
-            prev
-        } else if dont_care && p.capture.is_some_and(|pc| wdl(pc) == c) && prev <= c {
-            prev
-        } else {
-            c
-        };
+        let free = !w.canonical[i]
+            || (dont_care
+                && (p.terminal.is_some()
+                    || (p.capture.is_some_and(|pc| wdl(pc) == c) && prev <= c)));
+        let c = if free { prev } else { c };
         out.push(c);
         prev = c;
     }
