@@ -60,6 +60,7 @@ struct Options {
     fly_at: Option<String>,
     sectors: Vec<Sector>,
     sample_cells: u64,
+    whole: bool,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -69,6 +70,7 @@ fn parse_options() -> Result<Options, String> {
         fly_at: None,
         sectors: vec![],
         sample_cells: 4 << 20,
+        whole: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -81,11 +83,12 @@ fn parse_options() -> Result<Options, String> {
                 o.sectors = val()?.split(',').map(str::parse).collect::<Result<_, _>>()?;
             }
             "--sample-cells" => o.sample_cells = val()?.parse().map_err(|e| format!("{e}"))?,
+            "--whole-phase" => o.whole = true,
             _ => return Err(format!("unknown argument {a}")),
         }
     }
-    if o.db.is_empty() || o.sectors.is_empty() {
-        return Err("need --db and --sectors".into());
+    if o.db.is_empty() || (o.sectors.is_empty() && !o.whole) {
+        return Err("need --db and --sectors or --whole-phase".into());
     }
     Ok(o)
 }
@@ -100,6 +103,10 @@ fn main() {
         variant = variant.with_flying(f.parse().expect("--fly-at"));
     }
     let db = Database::new(&o.db, variant.clone());
+    if o.whole {
+        whole_phase(&db, o.sample_cells);
+        return;
+    }
     let mut report = Report::default();
     let mut pooled_training: Vec<Vec<u8>> = Vec::new();
     let mut kept: Vec<(usize, Vec<Vec<u16>>)> = Vec::new();
@@ -364,6 +371,9 @@ fn study_sector(
     report.set(col, "% probe recovers value+distance", 100.0 * full_dc as f64 / sample_states);
     report.set(col, "% probe recovers win/draw/loss", 100.0 * wdl_dc as f64 / sample_states);
     let majority = (0..3).max_by_key(|&k| wdl_count[k]).unwrap() as u8;
+    let (h0, h1) = entropies(&windows);
+    report.set(col, "entropy of a cell, order 0 (bits/state)", h0);
+    report.set(col, "entropy of a cell given the previous (bits/state)", h1);
 
     // The full tier.
     let plain: Vec<Vec<u16>> = windows.iter().map(|w| w.cells.clone()).collect();
@@ -625,4 +635,101 @@ fn binomial(n: u32, k: u32) -> u64 {
         return 0;
     }
     (0..k).fold(1u64, |acc, i| acc * u64::from(n - i) / u64::from(i + 1))
+}
+
+/// Empirical entropy of the canonical cells of the sample, alone and given
+/// the previous canonical cell: what a context coder of that order would
+/// approach (the model's own size not counted).
+fn entropies(windows: &[Window]) -> (f64, f64) {
+    let mut single: HashMap<u16, u64> = HashMap::new();
+    let mut pairs: HashMap<(u16, u16), u64> = HashMap::new();
+    let mut n = 0u64;
+    for w in windows {
+        let mut prev = u16::MAX;
+        for (i, &c) in w.cells.iter().enumerate() {
+            if !w.canonical[i] {
+                continue;
+            }
+            *single.entry(c).or_default() += 1;
+            *pairs.entry((prev, c)).or_default() += 1;
+            prev = c;
+            n += 1;
+        }
+    }
+    let h = |counts: &mut dyn Iterator<Item = u64>| -> f64 {
+        counts.map(|k| k as f64 * (n as f64 / k as f64).log2()).sum::<f64>() / n as f64
+    };
+    let h0 = h(&mut single.values().copied());
+    let mut prevs: HashMap<u16, u64> = HashMap::new();
+    for (&(p, _), &k) in &pairs {
+        *prevs.entry(p).or_default() += k;
+    }
+    let h_pairs = h(&mut pairs.values().copied());
+    let h_prev = h(&mut prevs.values().copied());
+    (h0, h_pairs - h_prev)
+}
+
+/// Every moving-phase sector of the database, sampled through
+/// `Table::get` (`--sample-cells` slots each, in windows of 256 Ki): the
+/// few schemes that matter, weighted by each sector's states.
+fn whole_phase(db: &Database, sample_cells: u64) {
+    let schemes = [
+        "today (whole files)",
+        "lohi 16Ki L9 (sample)",
+        "lohi 256Ki L19",
+        "split 64Ki L19 nc=prev",
+        "lohi 64Ki L19 nc=prev",
+        "wdl 2b 256Ki L19 nc=prev",
+        "wdl 2b 64Ki L19 nc=prev",
+    ];
+    let mut total_bits = [0f64; 7];
+    let mut total_states = 0f64;
+    println!("| sector | states | {} |", schemes.join(" | "));
+    println!("|---|---:|{}", "---:|".repeat(schemes.len()));
+    for sector in morris::sectors::moving_sectors(db.variant()) {
+        let Ok(table) = db.table(sector) else { continue };
+        let index = db.indexer().sector(sector);
+        let slots = table.info().slots;
+        let states = index.canonical_states() as f64;
+        let n = sample_cells.div_ceil(WINDOW).max(1);
+        let starts: Vec<u64> = if slots <= sample_cells {
+            (0..slots).step_by(WINDOW as usize).collect()
+        } else {
+            (0..n).map(|k| (k * (slots / n)) / WINDOW * WINDOW).collect()
+        };
+        let mut plain = Vec::new();
+        let mut nc = Vec::new();
+        let mut sample_states = 0u64;
+        for &start in &starts {
+            let end = (start + WINDOW).min(slots);
+            let cells: Vec<u16> = (start..end).map(|i| table.get(i).expect("cell")).collect();
+            let mut canonical = vec![false; cells.len()];
+            index.for_each_in(start..end, |slot, _, _| canonical[(slot - start) as usize] = true);
+            sample_states += canonical.iter().filter(|&&c| c).count() as u64;
+            let probes = vec![Probe::default(); cells.len()];
+            let w = Window { cells, canonical, probes };
+            nc.push(fill(&w, false));
+            plain.push(w.cells);
+        }
+        let ss = sample_states as f64;
+        let w_nc: Vec<Vec<u8>> = nc.iter().map(|c| c.iter().map(|&c| wdl(c)).collect()).collect();
+        let row = [
+            bits(table.bytes_on_disk() as usize, states),
+            bits(lohi_bytes(&plain, 16 * 1024, 9, None).0, ss),
+            bits(lohi_bytes(&plain, 256 * 1024, 19, None).0, ss),
+            bits(split_bytes(&nc, 64 * 1024, 19).0, ss),
+            bits(lohi_bytes(&nc, 64 * 1024, 19, None).0, ss),
+            bits(wdl_bytes(&w_nc, 256 * 1024, 19, true).0, ss),
+            bits(wdl_bytes(&w_nc, 64 * 1024, 19, true).0, ss),
+        ];
+        for (t, r) in total_bits.iter_mut().zip(row) {
+            *t += r * states;
+        }
+        total_states += states;
+        let cells: Vec<String> = row.iter().map(|r| format!("{r:.3}")).collect();
+        println!("| {sector} | {states:.0} | {} |", cells.join(" | "));
+    }
+    let cells: Vec<String> =
+        total_bits.iter().map(|t| format!("{:.3}", t / total_states)).collect();
+    println!("| all | {total_states:.0} | {} |", cells.join(" | "));
 }
