@@ -447,6 +447,8 @@ fn study_sector(
         }
     }
 
+    prototype(&windows, report, col, sample_states);
+
     // Cells walked by the opponent's stones.
     let (ob, ocount, ow) = opponent_order(db, sector, &all, sample_cells.min(slots));
     report.set(col, "opp-order: lohi 16Ki L9 (per gathered cell)", bits(ob, ocount as f64));
@@ -732,4 +734,91 @@ fn whole_phase(db: &Database, sample_cells: u64) {
     let cells: Vec<String> =
         total_bits.iter().map(|t| format!("{:.3}", t / total_states)).collect();
     println!("| all | {total_states:.0} | {} |", cells.join(" | "));
+}
+
+/// The recommended schemes end to end: encode the sample, decode every
+/// block, and give back each state's value from the stored cell and the
+/// one-ply probe, as a reader would; every value must match the table.
+fn prototype(windows: &[Window], report: &mut Report, col: usize, states: f64) {
+    const FULL_BLOCK: usize = 64 * 1024;
+    const WDL_BLOCK: usize = 256 * 1024;
+    let mut c = zstd::bulk::Compressor::new(19).unwrap();
+    let mut d = zstd::bulk::Decompressor::new().unwrap();
+    let (mut full_bytes, mut wdl_bytes_total) = (0usize, 0usize);
+    let (mut full_blocks, mut wdl_blocks) = (0usize, 0usize);
+    let (mut full_secs, mut wdl_secs) = (0f64, 0f64);
+    let mut wrong = 0u64;
+    let mut planes = Vec::new();
+    for w in windows {
+        let full = fill(w, true);
+        let wdl_cells = fill_wdl(w, true);
+        // The full tier: today's planes of 64 Ki cells at level 19.
+        for (k, block) in full.chunks(FULL_BLOCK).enumerate() {
+            let frame = c.compress(&lohi_planes(block)).unwrap();
+            full_bytes += frame.len() + BLOCK_OVERHEAD;
+            full_blocks += 1;
+            let t = Instant::now();
+            planes.resize(2 * block.len(), 0);
+            d.decompress_to_buffer(&frame, &mut planes).unwrap();
+            let (lo, hi) = planes.split_at(block.len());
+            let cells: Vec<u16> =
+                lo.iter().zip(hi).map(|(&l, &h)| u16::from_le_bytes([l, h])).collect();
+            full_secs += t.elapsed().as_secs_f64();
+            for (j, &stored) in cells.iter().enumerate() {
+                let i = k * FULL_BLOCK + j;
+                if !w.canonical[i] {
+                    continue;
+                }
+                let p = &w.probes[i];
+                let value = match (p.terminal, p.capture) {
+                    (Some(t), _) => t,
+                    (None, Some(pc)) if pref(pc) > pref(stored) => pc,
+                    _ => stored,
+                };
+                wrong += u64::from(value != w.cells[i]);
+            }
+        }
+        // The win/draw/loss tier: four cells a byte, 256 Ki cells a block.
+        for (k, block) in wdl_cells.chunks(WDL_BLOCK).enumerate() {
+            let packed: Vec<u8> = block
+                .chunks(4)
+                .map(|q| q.iter().enumerate().fold(0u8, |a, (k, &s)| a | s << (2 * k)))
+                .collect();
+            let frame = c.compress(&packed).unwrap();
+            wdl_bytes_total += frame.len() + BLOCK_OVERHEAD;
+            wdl_blocks += 1;
+            let t = Instant::now();
+            planes.resize(packed.len(), 0);
+            d.decompress_to_buffer(&frame, &mut planes).unwrap();
+            let syms: Vec<u8> =
+                (0..block.len()).map(|j| (planes[j / 4] >> (2 * (j % 4))) & 3).collect();
+            wdl_secs += t.elapsed().as_secs_f64();
+            for (j, &stored) in syms.iter().enumerate() {
+                let i = k * WDL_BLOCK + j;
+                if !w.canonical[i] {
+                    continue;
+                }
+                let p = &w.probes[i];
+                let value = match (p.terminal, p.capture) {
+                    (Some(t), _) => wdl(t),
+                    (None, Some(pc)) => stored.max(wdl(pc)),
+                    _ => stored,
+                };
+                wrong += u64::from(value != wdl(w.cells[i]));
+            }
+        }
+    }
+    report.set(
+        col,
+        "prototype full (lohi 64Ki L19 nc=prev dc): bits/state",
+        bits(full_bytes, states),
+    );
+    report.set(col, "prototype full: decode µs/block", full_secs * 1e6 / full_blocks as f64);
+    report.set(
+        col,
+        "prototype wdl (2b 256Ki L19 nc=prev dc): bits/state",
+        bits(wdl_bytes_total, states),
+    );
+    report.set(col, "prototype wdl: decode+unpack µs/block", wdl_secs * 1e6 / wdl_blocks as f64);
+    report.set(col, "prototype: values not given back (must be 0)", wrong as f64);
 }
