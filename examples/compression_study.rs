@@ -25,11 +25,11 @@
 //! - `+dict`: the same with a zstd dictionary trained on other windows of
 //!   the same table (`table`) or on windows of all the sectors of the run
 //!   (`variant`); the dictionary's own bytes are not counted.
-//! - `nc=prev`: non-canonical slots (today draws) hold the previous cell.
-//! - `dc`: also every state whose value a one-ply probe recovers holds
-//!   the previous cell where the probe still recovers the value
-//!   (`max(stored, best capture) == value`; no legal move: any), else its
-//!   value.
+//! - `nc`: non-canonical slots (today draws) are free: they hold the
+//!   previous cell or the next fixed one (see `fill`).
+//! - `dc`: also every state whose value a one-ply probe recovers is free,
+//!   within what keeps the probe exact (`max(stored, best capture) ==
+//!   value`: any cell no better than its value; no legal move: any).
 //! - `split`: the value (one byte: loss, draw, win) then the distance
 //!   (depth / 2, low then high byte, for wins and losses only) in one frame.
 //! - `wdl`: the win/draw/loss tier, one byte per cell (`1B`) or four cells
@@ -377,8 +377,8 @@ fn study_sector(
 
     // The full tier.
     let plain: Vec<Vec<u16>> = windows.iter().map(|w| w.cells.clone()).collect();
-    let nc: Vec<Vec<u16>> = windows.iter().map(|w| fill(w, false)).collect();
-    let dc: Vec<Vec<u16>> = windows.iter().map(|w| fill(w, true)).collect();
+    let nc: Vec<Vec<u16>> = windows.iter().map(|w| fill(w, false, true)).collect();
+    let dc: Vec<Vec<u16>> = windows.iter().map(|w| fill(w, true, true)).collect();
     for (block, level) in [(4, 9), (16, 3), (16, 9), (16, 19), (64, 9), (64, 19), (256, 19)] {
         let (b, _) = lohi_bytes(&plain, block * 1024, level, None);
         report.set(col, &format!("lohi {block}Ki L{level}"), bits(b, sample_states));
@@ -395,7 +395,7 @@ fn study_sector(
         let (b, _) = lohi_bytes(&plain, 16 * 1024, 9, Some(&dict));
         report.set(col, "lohi 16Ki L9 +dict table", bits(b, sample_states));
     }
-    for (name, cells) in [("", &plain), (" nc=prev", &nc), (" nc=prev dc", &dc)] {
+    for (name, cells) in [("", &plain), (" nc", &nc), (" nc dc", &dc)] {
         let (b, t) = lohi_bytes(cells, 16 * 1024, 9, None);
         report.set(col, &format!("lohi 16Ki L9{name}"), bits(b, sample_states));
         if name.is_empty() {
@@ -404,7 +404,7 @@ fn study_sector(
         for (block, level) in [(16, 9), (64, 19)] {
             let (b, t) = split_bytes(cells, block * 1024, level);
             report.set(col, &format!("split {block}Ki L{level}{name}"), bits(b, sample_states));
-            if name == " nc=prev dc" {
+            if name == " nc dc" {
                 report.set(col, &format!("decode µs/block: split {block}Ki L{level}"), t);
             }
         }
@@ -412,8 +412,9 @@ fn study_sector(
 
     // The win/draw/loss tier.
     let w_plain: Vec<Vec<u8>> = plain.iter().map(|c| c.iter().map(|&c| wdl(c)).collect()).collect();
-    let w_nc: Vec<Vec<u8>> = windows.iter().map(|w| fill_wdl(w, false)).collect();
-    let w_dc: Vec<Vec<u8>> = windows.iter().map(|w| fill_wdl(w, true)).collect();
+    let w_nc: Vec<Vec<u8>> = windows.iter().map(|w| fill_wdl(w, false, true)).collect();
+    let w_dc: Vec<Vec<u8>> = windows.iter().map(|w| fill_wdl(w, true, true)).collect();
+    let w_dc_prev: Vec<Vec<u8>> = windows.iter().map(|w| fill_wdl(w, true, false)).collect();
     let w_pred: Vec<Vec<u8>> = windows
         .iter()
         .map(|w| {
@@ -428,9 +429,9 @@ fn study_sector(
                 .collect()
         })
         .collect();
-    for (name, syms) in
-        [("", &w_plain), (" nc=prev", &w_nc), (" nc=prev dc", &w_dc), (" pred", &w_pred)]
-    {
+    let (b, _) = wdl_bytes(&w_dc_prev, 256 * 1024, 19, true);
+    report.set(col, "wdl 2b 256Ki L19 nc dc, filler: previous cell only", bits(b, sample_states));
+    for (name, syms) in [("", &w_plain), (" nc", &w_nc), (" nc dc", &w_dc), (" pred", &w_pred)] {
         for (block, level, packed) in
             [(16, 9, false), (64, 19, false), (256, 19, false), (64, 19, true), (256, 19, true)]
         {
@@ -441,7 +442,7 @@ fn study_sector(
                 &format!("wdl {form} {block}Ki L{level}{name}"),
                 bits(b, sample_states),
             );
-            if name == " nc=prev dc" && level == 19 {
+            if name == " nc dc" && level == 19 {
                 report.set(col, &format!("decode µs/block: wdl {form} {block}Ki"), t);
             }
         }
@@ -454,54 +455,86 @@ fn study_sector(
     report.set(col, "opp-order: lohi 16Ki L9 (per gathered cell)", bits(ob, ocount as f64));
     report.set(col, "opp-order: wdl 1B 256Ki L19 (per gathered cell)", bits(ow, ocount as f64));
     let (pb, _) = lohi_bytes(&nc, 16 * 1024, 9, None);
-    report.set(
-        col,
-        "slot-order: lohi 16Ki L9 nc=prev (same measure)",
-        bits(pb, sample_slots as f64),
-    );
+    report.set(col, "slot-order: lohi 16Ki L9 nc (same measure)", bits(pb, sample_slots as f64));
     let (pw, _) = wdl_bytes(&w_nc, 256 * 1024, 19, false);
     report.set(
         col,
-        "slot-order: wdl 1B 256Ki L19 nc=prev (same measure)",
+        "slot-order: wdl 1B 256Ki L19 nc (same measure)",
         bits(pw, sample_slots as f64),
     );
 
     (plain, training)
 }
 
-/// The window's cells with non-canonical slots holding the previous cell
-/// and, with `dont_care`, every state the probe recovers too, where the
-/// previous cell still lets the probe recover it.
-fn fill(w: &Window, dont_care: bool) -> Vec<u16> {
-    let mut out = Vec::with_capacity(w.cells.len());
-    let mut prev = 0u16;
-    for i in 0..w.cells.len() {
-        let c = w.cells[i];
+/// The window's cells with non-canonical slots free and, with
+/// `dont_care`, every state the probe recovers too (any cell no better
+/// than its value). A free slot takes the previous cell (`lookahead`
+/// false), or (`lookahead` true) the previous cell when the next fixed cell
+/// equals it, else the next fixed cell, else the previous one, where
+/// allowed; else its own value.
+fn fill(w: &Window, dont_care: bool, lookahead: bool) -> Vec<u16> {
+    let free = |i: usize| {
         let p = &w.probes[i];
-        let free = !w.canonical[i]
-            || (dont_care
-                && (p.terminal.is_some() || (p.capture == Some(c) && pref(prev) <= pref(c))));
-        let c = if free { prev } else { c };
-        out.push(c);
-        prev = c;
-    }
-    out
+        !w.canonical[i] || (dont_care && (p.terminal.is_some() || p.capture == Some(w.cells[i])))
+    };
+    let allowed = |i: usize, s: u16| {
+        !w.canonical[i] || w.probes[i].terminal.is_some() || pref(s) <= pref(w.cells[i])
+    };
+    choose(&w.cells, 0, free, |i, s| free(i) && allowed(i, s), lookahead)
 }
 
 /// [`fill`] for the win/draw/loss values.
-fn fill_wdl(w: &Window, dont_care: bool) -> Vec<u8> {
-    let mut out = Vec::with_capacity(w.cells.len());
-    let mut prev = 1u8;
-    for i in 0..w.cells.len() {
-        let c = wdl(w.cells[i]);
+fn fill_wdl(w: &Window, dont_care: bool, lookahead: bool) -> Vec<u8> {
+    let values: Vec<u8> = w.cells.iter().map(|&c| wdl(c)).collect();
+    let free = |i: usize| {
         let p = &w.probes[i];
-        let free = !w.canonical[i]
+        !w.canonical[i]
             || (dont_care
-                && (p.terminal.is_some()
-                    || (p.capture.is_some_and(|pc| wdl(pc) == c) && prev <= c)));
-        let c = if free { prev } else { c };
-        out.push(c);
-        prev = c;
+                && (p.terminal.is_some() || p.capture.is_some_and(|pc| wdl(pc) == values[i])))
+    };
+    let allowed =
+        |i: usize, s: u8| !w.canonical[i] || w.probes[i].terminal.is_some() || s <= values[i];
+    choose(&values, 1, free, |i, s| free(i) && allowed(i, s), lookahead)
+}
+
+/// The symbols stored for `values`: slot `i` may store something else
+/// than its value when `free(i)`, and then any `s` with `allowed(i, s)`
+/// (as [`fill`] describes).
+fn choose<T: Copy + Eq>(
+    values: &[T],
+    start: T,
+    free: impl Fn(usize) -> bool,
+    allowed: impl Fn(usize, T) -> bool,
+    lookahead: bool,
+) -> Vec<T> {
+    let n = values.len();
+    let fixed: Vec<bool> = (0..n).map(|i| !free(i)).collect();
+    let mut next = vec![start; n];
+    let mut upcoming = start;
+    for i in (0..n).rev() {
+        next[i] = upcoming;
+        if fixed[i] {
+            upcoming = values[i];
+        }
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut prev = start;
+    for i in 0..n {
+        let s = if !lookahead {
+            if allowed(i, prev) {
+                prev
+            } else {
+                values[i]
+            }
+        } else if allowed(i, prev) && (prev == next[i] || !allowed(i, next[i])) {
+            prev
+        } else if allowed(i, next[i]) {
+            next[i]
+        } else {
+            values[i]
+        };
+        out.push(s);
+        prev = s;
     }
     out
 }
@@ -679,10 +712,10 @@ fn whole_phase(db: &Database, sample_cells: u64) {
         "today (whole files)",
         "lohi 16Ki L9 (sample)",
         "lohi 256Ki L19",
-        "split 64Ki L19 nc=prev",
-        "lohi 64Ki L19 nc=prev",
-        "wdl 2b 256Ki L19 nc=prev",
-        "wdl 2b 64Ki L19 nc=prev",
+        "split 64Ki L19 nc",
+        "lohi 64Ki L19 nc",
+        "wdl 2b 256Ki L19 nc",
+        "wdl 2b 64Ki L19 nc",
     ];
     let mut total_bits = [0f64; 7];
     let mut total_states = 0f64;
@@ -710,7 +743,7 @@ fn whole_phase(db: &Database, sample_cells: u64) {
             sample_states += canonical.iter().filter(|&&c| c).count() as u64;
             let probes = vec![Probe::default(); cells.len()];
             let w = Window { cells, canonical, probes };
-            nc.push(fill(&w, false));
+            nc.push(fill(&w, false, true));
             plain.push(w.cells);
         }
         let ss = sample_states as f64;
@@ -750,8 +783,8 @@ fn prototype(windows: &[Window], report: &mut Report, col: usize, states: f64) {
     let mut wrong = 0u64;
     let mut planes = Vec::new();
     for w in windows {
-        let full = fill(w, true);
-        let wdl_cells = fill_wdl(w, true);
+        let full = fill(w, true, true);
+        let wdl_cells = fill_wdl(w, true, true);
         // The full tier: today's planes of 64 Ki cells at level 19.
         for (k, block) in full.chunks(FULL_BLOCK).enumerate() {
             let frame = c.compress(&lohi_planes(block)).unwrap();
@@ -808,15 +841,11 @@ fn prototype(windows: &[Window], report: &mut Report, col: usize, states: f64) {
             }
         }
     }
-    report.set(
-        col,
-        "prototype full (lohi 64Ki L19 nc=prev dc): bits/state",
-        bits(full_bytes, states),
-    );
+    report.set(col, "prototype full (lohi 64Ki L19 nc dc): bits/state", bits(full_bytes, states));
     report.set(col, "prototype full: decode µs/block", full_secs * 1e6 / full_blocks as f64);
     report.set(
         col,
-        "prototype wdl (2b 256Ki L19 nc=prev dc): bits/state",
+        "prototype wdl (2b 256Ki L19 nc dc): bits/state",
         bits(wdl_bytes_total, states),
     );
     report.set(col, "prototype wdl: decode+unpack µs/block", wdl_secs * 1e6 / wdl_blocks as f64);
