@@ -63,6 +63,7 @@ struct Options {
     sectors: Vec<Sector>,
     sample_cells: u64,
     whole: bool,
+    order_only: bool,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -73,6 +74,7 @@ fn parse_options() -> Result<Options, String> {
         sectors: vec![],
         sample_cells: 4 << 20,
         whole: false,
+        order_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -86,6 +88,7 @@ fn parse_options() -> Result<Options, String> {
             }
             "--sample-cells" => o.sample_cells = val()?.parse().map_err(|e| format!("{e}"))?,
             "--whole-phase" => o.whole = true,
+            "--order-only" => o.order_only = true,
             _ => return Err(format!("unknown argument {a}")),
         }
     }
@@ -116,7 +119,8 @@ fn main() {
         let t = Instant::now();
         let column = report.columns.len();
         report.columns.push(sector.to_string());
-        let (windows, training) = study_sector(&db, sector, o.sample_cells, &mut report, column);
+        let (windows, training) =
+            study_sector(&db, sector, o.sample_cells, o.order_only, &mut report, column);
         // A few training blocks of each sector for the per-variant dictionary.
         pooled_training.extend(training.into_iter().step_by(4).take(64));
         kept.push((column, windows));
@@ -264,6 +268,7 @@ fn study_sector(
     db: &Database,
     sector: Sector,
     sample_cells: u64,
+    order_only: bool,
     report: &mut Report,
     col: usize,
 ) -> (Vec<Vec<u16>>, Vec<Vec<u8>>) {
@@ -377,6 +382,80 @@ fn study_sector(
     report.set(col, "entropy of a cell, order 0 (bits/state)", h0);
     report.set(col, "entropy of a cell given the previous (bits/state)", h1);
 
+    let plain: Vec<Vec<u16>> = windows.iter().map(|w| w.cells.clone()).collect();
+    let nc: Vec<Vec<u16>> = windows.iter().map(|w| fill(w, false, true)).collect();
+    let w_nc: Vec<Vec<u8>> = windows.iter().map(|w| fill_wdl(w, false, true)).collect();
+    let training = if order_only {
+        Vec::new()
+    } else {
+        full_and_wdl(&windows, &all, &train_starts, slots, majority, report, col, sample_states)
+    };
+
+    // Cells walked by the opponent's stones.
+    let (ob, ocount, ow, gathered) = opponent_order(db, sector, &all, sample_cells.min(slots));
+    report.set(col, "opp-order: lohi 16Ki L9 (per gathered cell)", bits(ob, ocount as f64));
+    report.set(col, "opp-order: wdl 1B 256Ki L19 (per gathered cell)", bits(ow, ocount as f64));
+    // The opponent order with the capture don't-cares, end to end.
+    let gathered: Vec<Window> = gathered
+        .into_iter()
+        .map(|(cells, states)| {
+            let probes = states
+                .iter()
+                .map(|&(mover, opponent)| {
+                    let s = State {
+                        mover,
+                        opponent,
+                        mover_hand: sector.mover_hand,
+                        opponent_hand: sector.opponent_hand,
+                    };
+                    succ.probe(&v, &s)
+                })
+                .collect();
+            let canonical = vec![true; cells.len()];
+            Window { cells, canonical, probes }
+        })
+        .collect();
+    for (form, packed) in [("1B", false), ("2b", true)] {
+        let syms: Vec<Vec<u8>> = gathered.iter().map(|w| fill_wdl(w, true, false)).collect();
+        let (b, _) = wdl_bytes(&syms, 256 * 1024, 19, packed);
+        report.set(
+            col,
+            &format!("opp-order: wdl {form} 256Ki L19 dc, filler: previous (per gathered cell)"),
+            bits(b, ocount as f64),
+        );
+    }
+    let w_dc_prev: Vec<Vec<u8>> = windows.iter().map(|w| fill_wdl(w, true, false)).collect();
+    let (b, _) = wdl_bytes(&w_dc_prev, 256 * 1024, 19, false);
+    report.set(
+        col,
+        "slot-order: wdl 1B 256Ki L19 nc dc, filler: previous (same measure)",
+        bits(b, sample_slots as f64),
+    );
+    let (pb, _) = lohi_bytes(&nc, 16 * 1024, 9, None);
+    report.set(col, "slot-order: lohi 16Ki L9 nc (same measure)", bits(pb, sample_slots as f64));
+    let (pw, _) = wdl_bytes(&w_nc, 256 * 1024, 19, false);
+    report.set(
+        col,
+        "slot-order: wdl 1B 256Ki L19 nc (same measure)",
+        bits(pw, sample_slots as f64),
+    );
+
+    (plain, training)
+}
+
+/// The full tier's and the WDL tier's schemes on the sample, and the
+/// prototype; returns the training blocks of the dictionary.
+#[allow(clippy::too_many_arguments)]
+fn full_and_wdl(
+    windows: &[Window],
+    all: &[u16],
+    train_starts: &[u64],
+    slots: u64,
+    majority: u8,
+    report: &mut Report,
+    col: usize,
+    sample_states: f64,
+) -> Vec<Vec<u8>> {
     // The full tier.
     let plain: Vec<Vec<u16>> = windows.iter().map(|w| w.cells.clone()).collect();
     let nc: Vec<Vec<u16>> = windows.iter().map(|w| fill(w, false, true)).collect();
@@ -450,22 +529,8 @@ fn study_sector(
         }
     }
 
-    prototype(&windows, report, col, sample_states);
-
-    // Cells walked by the opponent's stones.
-    let (ob, ocount, ow) = opponent_order(db, sector, &all, sample_cells.min(slots));
-    report.set(col, "opp-order: lohi 16Ki L9 (per gathered cell)", bits(ob, ocount as f64));
-    report.set(col, "opp-order: wdl 1B 256Ki L19 (per gathered cell)", bits(ow, ocount as f64));
-    let (pb, _) = lohi_bytes(&nc, 16 * 1024, 9, None);
-    report.set(col, "slot-order: lohi 16Ki L9 nc (same measure)", bits(pb, sample_slots as f64));
-    let (pw, _) = wdl_bytes(&w_nc, 256 * 1024, 19, false);
-    report.set(
-        col,
-        "slot-order: wdl 1B 256Ki L19 nc (same measure)",
-        bits(pw, sample_slots as f64),
-    );
-
-    (plain, training)
+    prototype(windows, report, col, sample_states);
+    training
 }
 
 /// The window's cells with non-canonical slots free and, with
@@ -615,7 +680,13 @@ fn wdl_bytes(windows: &[Vec<u8>], block: usize, level: i32, packed: bool) -> (us
 /// set of the free points: `want` cells from windows spread over the
 /// opponent classes. Returns the bytes as `lohi 16Ki L9`, the count of
 /// cells, and the bytes as `wdl 1B 256Ki L19`.
-fn opponent_order(db: &Database, sector: Sector, all: &[u16], want: u64) -> (usize, u64, usize) {
+#[allow(clippy::type_complexity)]
+fn opponent_order(
+    db: &Database,
+    sector: Sector,
+    all: &[u16],
+    want: u64,
+) -> (usize, u64, usize, Vec<(Vec<u16>, Vec<(Bits, Bits)>)>) {
     let ix = db.indexer();
     let index = ix.sector(sector);
     let points = db.variant().board().points() as u32;
@@ -626,12 +697,14 @@ fn opponent_order(db: &Database, sector: Sector, all: &[u16], want: u64) -> (usi
     let n = want.div_ceil(WINDOW).max(1) as usize;
     let spacing = (reps.len() / n).max(1);
     let mut windows: Vec<Vec<u16>> = Vec::new();
+    let mut states: Vec<Vec<(Bits, Bits)>> = Vec::new();
     for k in 0..n {
         let first = k * spacing;
         if first >= reps.len() {
             break;
         }
         let mut cells = Vec::new();
+        let mut window_states = Vec::new();
         for &opp in reps.iter().skip(first).take(classes_per_window.min(spacing)) {
             let free: Vec<u32> =
                 morris::variant::points(ix_all(points) & !opp).map(u32::from).collect();
@@ -648,6 +721,7 @@ fn opponent_order(db: &Database, sector: Sector, all: &[u16], want: u64) -> (usi
                     c &= c - 1;
                 }
                 cells.push(all[index.rank(mover, opp) as usize]);
+                window_states.push((mover, opp));
                 // Gosper's hack: the next set of m bits.
                 let low = compact & compact.wrapping_neg();
                 let ripple = compact + low;
@@ -655,12 +729,13 @@ fn opponent_order(db: &Database, sector: Sector, all: &[u16], want: u64) -> (usi
             }
         }
         windows.push(cells);
+        states.push(window_states);
     }
     let count: u64 = windows.iter().map(|w| w.len() as u64).sum();
     let (lohi, _) = lohi_bytes(&windows, 16 * 1024, 9, None);
     let w: Vec<Vec<u8>> = windows.iter().map(|c| c.iter().map(|&c| wdl(c)).collect()).collect();
     let (wb, _) = wdl_bytes(&w, 256 * 1024, 19, false);
-    (lohi, count, wb)
+    (lohi, count, wb, windows.into_iter().zip(states).collect())
 }
 
 fn ix_all(points: u32) -> Bits {
