@@ -8,8 +8,13 @@
 //! ```text
 //! cargo run --release --example compression_study -- --db DIR
 //!     [--variant nine] [--fly-at never] [--sectors 3-3,6-5,...]
-//!     [--sample-cells N] [--seed-offset F]
+//!     [--sample-cells N] [--order-only] [--whole-phase]
 //! ```
+//!
+//! `--order-only` measures only the opponent order (with and without the
+//! capture don't-cares); `--whole-phase` samples every moving-phase sector
+//! of the database for a few schemes and weighs them by states. The
+//! findings are in `docs/compression.md`.
 //!
 //! Each sector is read whole through `morris::table`; the sample is
 //! `--sample-cells` slots (default 4 Mi) in windows of 256 Ki slots spread
