@@ -154,7 +154,9 @@ impl Database {
         progress: &dyn PairProgress,
     ) -> Result<PlacementSummary, DbError> {
         if self.variant().move_while_placing() {
-            return Err(SolveError::Cyclic(self.variant().name().to_string()).into());
+            // Lasker's placement sectors are already those of every pair
+            // of hands, so every start's; they are solved in pairs.
+            return self.solve_placement(max_stones, threads, progress);
         }
         for note in self.begin_solve()? {
             progress.note(&note);

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{fails, json, morris_with_input, ok, text};
+use common::{assert_same_tables, fails, json, morris_with_input, ok, text};
 use serde_json::Value as Json;
 use std::path::Path;
 
@@ -83,4 +83,19 @@ fn positions_of_other_starts_are_refused_unless_asked_for() {
     // Still refused with --extended: more stones than six has.
     let err = fails(db, &["--variant", "six", "query", "--extended", "......../........ w 7 4"]);
     assert!(err.contains("six allows 6"), "{err}");
+}
+
+/// Lasker's placement sectors already cover every pair of hands, so
+/// `--extended` solves the same tables as a plain solve (in pairs).
+#[test]
+fn lasker_extended_is_the_plain_placement_solve() {
+    let (plain, extended) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let solve = |db: &Path, more: &[&str]| {
+        let mut args = vec!["--variant", "lasker", "solve", "--max-stones", "6", "--threads", "2"];
+        args.extend_from_slice(more);
+        ok(db, &args)
+    };
+    solve(plain.path(), &[]);
+    solve(extended.path(), &["--extended"]);
+    assert_same_tables(extended.path(), plain.path());
 }
