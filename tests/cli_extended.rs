@@ -99,3 +99,26 @@ fn lasker_extended_is_the_plain_placement_solve() {
     solve(extended.path(), &["--extended"]);
     assert_same_tables(extended.path(), plain.path());
 }
+
+/// `data/nine/extended-10.tsv`, `morris stats --tsv` of nine's moving
+/// phase and every extended placement sector up to 10 stones (solved and
+/// verified for docs/results.md), agrees with what the tests' own solve
+/// gives up to 8 stones, and has one row per table up to 10.
+#[test]
+fn committed_extended_figures_of_nine_agree_with_a_solve() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/extended-10.tsv");
+    let committed = std::fs::read_to_string(path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    ok(dir.path(), &["solve", "--extended", "--max-stones", "8", "--threads", "2"]);
+    let ours = ok(dir.path(), &["stats", "--tsv"]);
+    assert_eq!(committed.lines().next(), ours.lines().next(), "the same columns as stats --tsv");
+    let extended =
+        morris::sectors::extended_placement_sectors(&morris::Variant::named("nine").unwrap());
+    let placement = extended.iter().filter(|s| s.total_stones() <= 10).count();
+    assert_eq!(placement, 335);
+    assert_eq!(committed.lines().count(), 1 + 15 + placement, "one row per table up to 10 stones");
+    assert!(ours.lines().count() > 50, "{ours}");
+    for row in ours.lines().skip(1) {
+        assert!(committed.lines().any(|l| l == row), "{row} is not in {path}");
+    }
+}
