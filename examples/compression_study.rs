@@ -323,12 +323,7 @@ fn study_sector(
             index.for_each_in(start..end, |slot, mover, opponent| {
                 let i = (slot - start) as usize;
                 canonical[i] = true;
-                let s = State {
-                    mover,
-                    opponent,
-                    mover_hand: sector.mover_hand,
-                    opponent_hand: sector.opponent_hand,
-                };
+                let s = sector.state(mover, opponent);
                 let p = succ.probe(&v, &s);
                 probed += 1;
                 lookups += u64::from(p.lookups);
@@ -407,12 +402,7 @@ fn study_sector(
             let probes = states
                 .iter()
                 .map(|&(mover, opponent)| {
-                    let s = State {
-                        mover,
-                        opponent,
-                        mover_hand: sector.mover_hand,
-                        opponent_hand: sector.opponent_hand,
-                    };
+                    let s = sector.state(mover, opponent);
                     succ.probe(&v, &s)
                 })
                 .collect();

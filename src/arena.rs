@@ -15,6 +15,7 @@ use crate::game::{Game, Repetition};
 use crate::index::Sector;
 use crate::position::{Color, Move, Position, State};
 use crate::query::after;
+pub use crate::rng::Rng;
 use crate::rules::{for_each_move, legal_moves, play, status, Status};
 use crate::sectors::{moving_sectors, placement_sectors};
 use crate::tiebreak::{valued_moves, TieBreak, Values, TIE_BREAKS};
@@ -24,44 +25,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-
-/// A small seeded generator (SplitMix64): each game has its own.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The generator of game `game` of a match seeded with `seed`.
-    pub fn for_game(seed: u64, game: u64) -> Rng {
-        let mut mix = Rng(seed);
-        let a = mix.next_u64();
-        let mut mix = Rng(a ^ game.wrapping_mul(0xD6E8_FEB8_6659_FD93));
-        Rng(mix.next_u64())
-    }
-
-    /// The next number.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-}
+use std::sync::{Arc, Mutex};
 
 /// Every table of a database read into memory once: a value is a rank
 /// and an array read, with no block to decompress. For matches on a

@@ -89,28 +89,7 @@ impl Database {
             return self.solve_placement_pairs(max_stones, &pool, progress);
         }
         let sectors = placement_order(self.variant(), max_stones);
-        let mut summary = PlacementSummary::default();
-        let mut loaded: Vec<(Sector, HugeCells)> = Vec::new();
-        for (i, &sector) in sectors.iter().enumerate() {
-            if self.has(sector) {
-                summary.skipped.push(sector);
-                continue;
-            }
-            if progress.phases().cancelled() {
-                return Err(DbError::Interrupted(format!(
-                    "stopped before placement sector {sector}"
-                )));
-            }
-            let report = self.solve_placement_sector(
-                sector,
-                &pool,
-                progress,
-                (i + 1, sectors.len()),
-                &mut loaded,
-            )?;
-            summary.solved.push((sector, report));
-        }
-        Ok(summary)
+        self.solve_placement_sectors(&sectors, &pool, progress)
     }
 
     /// Lasker's placement phase: a player with stones in hand may slide,
@@ -163,6 +142,18 @@ impl Database {
         }
         let pool = thread_pool(threads)?;
         let sectors = crate::solve::extended_placement_order(self.variant(), max_stones);
+        self.solve_placement_sectors(&sectors, &pool, progress)
+    }
+
+    /// Solves the placement sectors of `sectors` that have no table yet,
+    /// in that order (each one's successors before it), keeping the
+    /// loaded successors' cells from one sector to the next.
+    fn solve_placement_sectors(
+        &self,
+        sectors: &[Sector],
+        pool: &rayon::ThreadPool,
+        progress: &dyn PairProgress,
+    ) -> Result<PlacementSummary, DbError> {
         let mut summary = PlacementSummary::default();
         let mut loaded: Vec<(Sector, HugeCells)> = Vec::new();
         for (i, &sector) in sectors.iter().enumerate() {
@@ -176,7 +167,7 @@ impl Database {
                 )));
             }
             let of = (i + 1, sectors.len());
-            let report = self.solve_placement_sector(sector, &pool, progress, of, &mut loaded)?;
+            let report = self.solve_placement_sector(sector, pool, progress, of, &mut loaded)?;
             summary.solved.push((sector, report));
         }
         Ok(summary)

@@ -46,6 +46,18 @@ impl Sector {
         }
     }
 
+    /// The state of this sector with the side to move's stones on
+    /// `mover` and the other side's on `opponent` (the hands are the
+    /// sector's): what a walk over a sector's slots hands out.
+    pub fn state(&self, mover: Bits, opponent: Bits) -> crate::position::State {
+        crate::position::State {
+            mover,
+            opponent,
+            mover_hand: self.mover_hand,
+            opponent_hand: self.opponent_hand,
+        }
+    }
+
     /// Whether both sides have placed all their stones.
     pub fn is_moving(&self) -> bool {
         self.mover_hand == 0 && self.opponent_hand == 0
@@ -816,7 +828,7 @@ mod tests {
     /// Lane sets with ties, equal lanes and the top bit set (the vector
     /// paths compare unsigned), from a fixed pseudo-random sequence.
     fn sample_images() -> Vec<Images> {
-        let mut rng = crate::testing::SplitMix64(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
         (0..100_000)
             .map(|_| {
                 let spread = [u32::MAX, 1 << 31 | 0xff, 15, 1][(rng.next_u64() % 4) as usize];

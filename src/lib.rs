@@ -56,6 +56,7 @@ pub mod database;
 pub mod driver;
 pub mod game;
 pub mod query;
+pub mod rng;
 pub mod search;
 pub mod solve;
 pub mod stats;

@@ -17,7 +17,7 @@ use crate::index::Sector;
 use crate::position::{Color, Move, NotationError, Position, State};
 use crate::rules::{legal_moves, play, status, Status};
 use crate::search::{Outcome, Search, SearchOptions, SearchStats};
-use crate::tiebreak::Values;
+use crate::tiebreak::{best_draws, TieBreak, Values};
 use crate::value::Value;
 use crate::variant::{points, Variant};
 use std::cell::RefCell;
@@ -95,17 +95,6 @@ pub struct Analysis {
     /// A perfect-play line to the end of the game, or cut after
     /// [`DRAW_LINE_PLIES`] plies for a draw.
     pub line: Line,
-}
-
-/// What a draw move leaves the opponent: how many of its replies lose, and
-/// how many keep the draw. The perfect player prefers more losing replies,
-/// then fewer drawing ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Chances {
-    /// Replies that lose.
-    pub losing: usize,
-    /// Replies that keep the draw.
-    pub drawing: usize,
 }
 
 /// Error of a query; every message says what is wrong and where.
@@ -513,8 +502,9 @@ impl<'db> Query<'db> {
 
     /// The perfect player's move: the fastest win, the slowest loss, and
     /// when the position is a draw, the draw move that leaves the opponent
-    /// the most chances to go wrong (see [`Chances`]); ties go to the
-    /// earlier move of [`legal_moves`]. `None` when the game is over.
+    /// the most losing replies, then the fewest drawing ones
+    /// ([`TieBreak::Replies`]); ties go to the earlier move of
+    /// [`legal_moves`]. `None` when the game is over.
     pub fn choose_move(&self, position: &Position) -> Result<Option<MoveValue>, QueryError> {
         let state = position.state();
         if status(self.variant(), &state) != Status::Playing {
@@ -525,37 +515,10 @@ impl<'db> Query<'db> {
         if best.value != Value::Draw {
             return Ok(Some(best));
         }
-        let mut chosen = (best, self.chances_of(&play(&state, best.mv))?);
-        for m in moves.iter().skip(1).take_while(|m| m.value == Value::Draw) {
-            let chances = self.chances_of(&play(&state, m.mv))?;
-            if (chances.losing, std::cmp::Reverse(chances.drawing))
-                > (chosen.1.losing, std::cmp::Reverse(chosen.1.drawing))
-            {
-                chosen = (*m, chances);
-            }
-        }
-        Ok(Some(chosen.0))
-    }
-
-    /// How many of the replies of the side to move in `position` lose, and
-    /// how many draw.
-    pub fn chances(&self, position: &Position) -> Result<Chances, QueryError> {
-        self.chances_of(&position.state())
-    }
-
-    fn chances_of(&self, state: &State) -> Result<Chances, QueryError> {
-        let mut chances = Chances::default();
-        if status(self.variant(), state) != Status::Playing {
-            return Ok(chances);
-        }
-        for m in self.moves_of(state)? {
-            match m.value {
-                Value::Loss(_) => chances.losing += 1,
-                Value::Draw => chances.drawing += 1,
-                Value::Win(_) => {}
-            }
-        }
-        Ok(chances)
+        let draws: Vec<Move> =
+            moves.iter().take_while(|m| m.value == Value::Draw).map(|m| m.mv).collect();
+        let chosen = best_draws(TieBreak::Replies, self.variant(), self, &state, &draws)?[0];
+        Ok(moves.into_iter().find(|m| m.mv == chosen))
     }
 }
 

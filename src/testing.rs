@@ -1,7 +1,8 @@
 //! Test support shared by the unit tests, the integration tests and the
-//! benchmarks: a small seeded generator and synthetic table cells. Not part
-//! of the documented API; public only so that tests outside the library
-//! can use it.
+//! benchmarks: synthetic table cells. Not part of the documented API;
+//! public only so that tests outside the library can use it.
+
+use crate::rng::Rng;
 
 /// Deterministic cells shaped like a solved sector in index order, for tests
 /// and measurements of the table format ([`crate::table`]). The model:
@@ -18,7 +19,7 @@
 ///
 /// Geometric(p) counts failures before the first success.
 pub fn synthetic_cells(slots: usize, seed: u64) -> Vec<u16> {
-    let mut rng = SplitMix64(seed);
+    let mut rng = Rng::new(seed);
     let mut cells = Vec::with_capacity(slots);
     while cells.len() < slots {
         let (value, len) = if rng.chance(0.017) {
@@ -32,7 +33,7 @@ pub fn synthetic_cells(slots: usize, seed: u64) -> Vec<u16> {
     cells
 }
 
-fn synthetic_value(rng: &mut SplitMix64) -> u16 {
+fn synthetic_value(rng: &mut Rng) -> u16 {
     let class = rng.unit();
     if class < 0.3 {
         return 0;
@@ -54,37 +55,6 @@ fn synthetic_value(rng: &mut SplitMix64) -> u16 {
         }
     };
     depth + 1
-}
-
-/// A small, fixed pseudo-random sequence for synthetic data and tests.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next number of the sequence.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-
-    fn geometric(&mut self, p: f64) -> u64 {
-        let mut k = 0;
-        while !self.chance(p) {
-            k += 1;
-        }
-        k
-    }
 }
 
 #[cfg(test)]

@@ -327,12 +327,7 @@ fn check_generic(
     let index = ix.sector(sector);
     let own = &cells[&sector];
     for_each_chunk(&index, sector, |check, counts, slot, mover, opponent| {
-        let state = State {
-            mover,
-            opponent,
-            mover_hand: sector.mover_hand,
-            opponent_hand: sector.opponent_hand,
-        };
+        let state = sector.state(mover, opponent);
         let stored = Value::from(Cell(own[slot as usize]));
         check.note(counts, slot, stored, value_from_successors(v, &state, &lookup));
     })

@@ -145,12 +145,7 @@ fn solver_agrees(v: &Variant, max_stones: u32) -> (u64, u64) {
         solve_sector(v, &ix, sector, &successors, &mut solved, &Silent).unwrap();
         let mut canonical = vec![false; solved.len()];
         index.for_each_in(0..index.slots(), |slot, mover, opponent| {
-            let state = State {
-                mover,
-                opponent,
-                mover_hand: sector.mover_hand,
-                opponent_hand: sector.opponent_hand,
-            };
+            let state = sector.state(mover, opponent);
             let slow = Cell::from(value_from_successors(v, &state, &lookup)).0;
             assert_eq!(solved[slot as usize], slow, "{} {sector} slot {slot}", v.name());
             if let Some(check) = &check {
@@ -221,12 +216,7 @@ fn tables_agree_with_search(v: Variant, max_stones: u32, step: u64) -> usize {
             if !k.is_multiple_of(step) {
                 return;
             }
-            let state = State {
-                mover,
-                opponent,
-                mover_hand: sector.mover_hand,
-                opponent_hand: sector.opponent_hand,
-            };
+            let state = sector.state(mover, opponent);
             let table = outcome_of(tabled.value(&state).unwrap());
             assert_eq!(search.outcome(&state).unwrap(), table, "{sector} {state:?}");
             compared += 1;

@@ -6,7 +6,7 @@ use morris::database::Database;
 use morris::driver::Quiet;
 use morris::reference::{solve_plain, PlainSolution};
 use morris::sectors::{moving_sectors, placement_sectors};
-use morris::{Flying, Sector, State, Value, Variant};
+use morris::{Flying, Sector, Value, Variant};
 
 /// Every sector of `v` with at most `max_stones` stones, board and hand.
 fn sectors(v: &Variant, max_stones: u32) -> Vec<Sector> {
@@ -31,12 +31,7 @@ fn compare(db: &Database, reference: &PlainSolution, sectors: &[Sector]) {
         let index = db.indexer().sector(sector);
         let mut compared = 0u64;
         index.for_each_in(0..index.slots(), |slot, mover, opponent| {
-            let state = State {
-                mover,
-                opponent,
-                mover_hand: sector.mover_hand,
-                opponent_hand: sector.opponent_hand,
-            };
+            let state = sector.state(mover, opponent);
             let fast = Value::from(morris::Cell(cells[slot as usize]));
             assert_eq!(fast, reference.value(&state), "{sector} slot {slot}");
             decided += (fast != Value::Draw) as u64;

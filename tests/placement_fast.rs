@@ -52,12 +52,7 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
         let check = PlacementCheck::new(v, &ix, sector, &cells[&next[0]], captures);
         let mut canonical = vec![false; solved.len()];
         index.for_each_in(0..index.slots(), |slot, mover, opponent| {
-            let state = State {
-                mover,
-                opponent,
-                mover_hand: sector.mover_hand,
-                opponent_hand: sector.opponent_hand,
-            };
+            let state = sector.state(mover, opponent);
             let slow = Cell::from(value_from_successors(v, &state, &lookup)).0;
             assert_eq!(solved[slot as usize], slow, "{} {sector} slot {slot}: solver", v.name());
             assert_eq!(

@@ -11,7 +11,7 @@ use morris::query::{after, Exactness, Query};
 use morris::rules::{legal_moves, play, status, Status};
 use morris::search::{Outcome, Search, SearchOptions};
 use morris::sectors::placement_sectors;
-use morris::{Position, State, Value, Variant};
+use morris::{Position, Value, Variant};
 
 fn moving_only(v: Variant, max_stones: u32) -> Database {
     let db = Database::new(tempfile::tempdir().unwrap().keep(), v);
@@ -57,12 +57,7 @@ fn search_agrees_with_tables(
             if !k.is_multiple_of(step) {
                 return;
             }
-            let state = State {
-                mover,
-                opponent,
-                mover_hand: sector.mover_hand,
-                opponent_hand: sector.opponent_hand,
-            };
+            let state = sector.state(mover, opponent);
             let table = outcome_of(tabled.value(&state).unwrap());
             assert_eq!(search.outcome(&state).unwrap(), table, "{sector} {state:?}");
             let score = table.score();

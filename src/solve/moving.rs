@@ -454,15 +454,14 @@ impl<'a> Pair<'a> {
                     .get_or_insert_with(|| (self.images.set(mover), self.images.set(opponent)));
                 let own_images =
                     mover_images.toggle(self.images.point(from)).toggle(self.images.point(to));
-                for r in points(removable) {
-                    captures.add(
-                        index.rank_images(
-                            &opponent_images.toggle(self.images.point(r)),
-                            &own_images,
-                        ),
-                        cells,
-                    );
-                }
+                captures.add_removals(
+                    index,
+                    cells,
+                    self.images,
+                    opponent_images,
+                    &own_images,
+                    removable,
+                );
             }
         }
         if let Some((_, cells)) = &side.captures {
@@ -759,15 +758,14 @@ impl<'a> Pair<'a> {
                         let own_images = mover_images
                             .toggle(self.images.point(from))
                             .toggle(self.images.point(to));
-                        for r in points(removable) {
-                            captures.add(
-                                index.rank_images(
-                                    &opponent_images.toggle(self.images.point(r)),
-                                    &own_images,
-                                ),
-                                cells,
-                            );
-                        }
+                        captures.add_removals(
+                            index,
+                            cells,
+                            self.images,
+                            &opponent_images,
+                            &own_images,
+                            removable,
+                        );
                     }
                 }
             }
@@ -916,6 +914,24 @@ impl Captures {
         self.slots[self.pending] = slot;
         self.pending += 1;
         prefetch_u16(&cells[slot as usize]);
+    }
+
+    /// Gathers the successors of one mill-closing move: the mover's stones
+    /// afterwards (`own`, as images) with each `removable` opponent stone
+    /// taken, ranked in the capture sector (`index`, `cells`).
+    #[inline(always)]
+    fn add_removals(
+        &mut self,
+        index: &SectorIndex,
+        cells: &[u16],
+        images: &PointImages,
+        opponent: &Images,
+        own: &Images,
+        removable: Bits,
+    ) {
+        for r in points(removable) {
+            self.add(index.rank_images(&opponent.toggle(images.point(r)), own), cells);
+        }
     }
 
     /// Reads the cells of the gathered slots: a successor's loss is a win
