@@ -93,7 +93,7 @@ fn five_board_with_lasker_rule_4_stones_flying_at_3_up_to_8_stones() {
 }
 
 /// Lasker itself: every sector with at most 9 stones (board and hand)
-/// solved and verified (some two minutes on two busy cores, mostly the
+/// solved and verified (under a minute on two busy cores, mostly the
 /// solve; CI runs 8 stones through the binary in `cli_solve`):
 /// `cargo test --test lasker -- --ignored`.
 #[test]
