@@ -25,7 +25,6 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
 
 /// Every table of a database read into memory once: a value is a rank
 /// and an array read, with no block to decompress. For matches on a

@@ -7,24 +7,27 @@
 //!
 //! - [`value_from_successors`], the obvious one: every legal move through
 //!   the generic [`for_each_move`] and [`play`], every successor ranked
-//!   from scratch. The tests hold the fast paths to it state by state;
-//!   verify uses it for Lasker's placement, where moves mix with
-//!   placements.
-//! - [`MovingCheck`], for the moving phase, where nearly all the states
-//!   are: moves generated on bitboards as the solver's `init` does. A
-//!   sector is walked by the opponent's stones, and every successor's
-//!   mover is the state's opponent (or it less a captured stone), so the
-//!   successors are ranked in [`MoverFrame`]s canonicalised once per
-//!   opponent set, their cells prefetched in a batch before any is read,
-//!   and found in a few blocks that stay in cache. It checks, too, a
-//!   placement sector of a game from another start whose mover has an
-//!   empty hand and slides while the opponent places
-//!   ([`MovingCheck::sliding`]).
-//! - [`PlacementCheck`], for the placement phase, the same way: every
-//!   empty point, its captures, and the quiet successors (whose mover is
-//!   again the state's opponent) ranked in the same frames. It generates
-//!   and ranks the placements with its own code (the solver's one-pass
-//!   ranks and mill masks are not used).
+//!   from scratch. The tests hold the fast paths to it state by state,
+//!   and [`check_sector_generic`] checks a whole sector this way.
+//! - [`MovingCheck`], for every sector whose mover may slide: the moving
+//!   phase, where nearly all the states are, with moves generated on
+//!   bitboards as the solver's `init` does. A sector is walked by the
+//!   opponent's stones, and every successor's mover is the state's
+//!   opponent (or it less a captured stone), so the successors are ranked
+//!   in [`MoverFrame`]s canonicalised once per opponent set, their cells
+//!   prefetched in a batch before any is read, and found in a few blocks
+//!   that stay in cache. The same walk checks a placement sector of a
+//!   game from another start whose mover has an empty hand and slides
+//!   while the opponent places ([`MovingCheck::sliding`]), and Lasker's
+//!   placement phase, where the mover places a stone from its hand or
+//!   slides one ([`MovingCheck::of`]): placements are ranked in frames of
+//!   their own sectors. Where the moves lead is worked out here
+//!   ([`successor_sectors`]), apart from the solver's pairs and exits.
+//! - [`PlacementCheck`], for the placement phase without Lasker's rule,
+//!   the same way: every empty point, its captures, and the quiet
+//!   successors (whose mover is again the state's opponent) ranked in the
+//!   same frames. It generates and ranks the placements with its own code
+//!   (the solver's one-pass ranks and mill masks are not used).
 //!
 //! A [`Verifier`] walks the sectors in an order where neighbours read
 //! the same tables (the two sides of a pair; placement sectors that share
@@ -128,78 +131,63 @@ impl SectorCheck {
     }
 }
 
-/// The sectors whose tables the forward check of `sector` reads: its own
-/// and those its moves lead to (a capture that ends the game needs none).
+/// The sectors the forward check of `sector` reads: its own and those
+/// its moves lead to (a capture that ends the game needs none).
 fn sectors_to_read(v: &Variant, sector: Sector) -> Vec<Sector> {
     let mut needed = vec![sector];
-    if !sector.is_moving() && v.move_while_placing() {
-        // Lasker: slides to the other side of the pair, captures, and
-        // placements.
-        let exits = crate::solve::exit_sectors(sector);
-        for s in std::iter::once(crate::solve::partner_of(sector)).chain(exits.sectors()) {
+    let next = successor_sectors(v, sector);
+    for leads in [next.slides, next.placements].into_iter().flatten() {
+        for s in std::iter::once(leads.quiet).chain(leads.capture) {
             if !needed.contains(&s) {
                 needed.push(s);
             }
         }
-    } else if sector.is_moving() {
-        needed.push(partner(sector));
-        if let Some(target) = capture_target(sector) {
-            needed.push(target);
-        }
-    } else if sector.mover_hand == 0 {
-        needed.extend(sliding_successors(sector));
-    } else {
-        let (quiet, capture) = placement_successors(sector);
-        needed.push(quiet);
-        needed.extend(capture);
     }
     needed
 }
 
-/// The sectors a slide or fly leads to from a placement sector whose
-/// mover has nothing in hand (a game from another start): the opponent
-/// places next, the mover's stones stay as many, and a capture takes one
-/// of the opponent's unless that ends the game.
-fn sliding_successors(sector: Sector) -> Vec<Sector> {
-    let after = |opponent: u8| Sector {
-        mover: opponent,
-        opponent: sector.mover,
-        mover_hand: sector.opponent_hand,
-        opponent_hand: 0,
+/// Where one kind of move (slides and flies, or placements) leads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leads {
+    /// The sector of the moves that capture nothing.
+    pub quiet: Sector,
+    /// The sector of captures; `None` when every capture ends the game
+    /// (the opponent is left with two stones) or none can happen (the
+    /// mover has fewer than three stones on the board after the move, or
+    /// the opponent none).
+    pub capture: Option<Sector>,
+}
+
+/// Where the moves from a sector lead, by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Successors {
+    /// Slides and flies: with an empty hand, or always in Lasker's rule.
+    pub slides: Option<Leads>,
+    /// Placements: with a stone in hand.
+    pub placements: Option<Leads>,
+}
+
+/// The sectors the moves from `sector` lead to, worked out here from the
+/// rules, apart from the solver's. After any move the opponent is to
+/// move with its hand as it was; a slide keeps the mover's stones and
+/// hand, a placement puts one stone from the hand on the board; a
+/// capture takes one of the opponent's stones from the board.
+pub fn successor_sectors(v: &Variant, sector: Sector) -> Successors {
+    let Sector { mover: m, opponent: o, mover_hand: mh, opponent_hand: oh } = sector;
+    let leads = |on_board: u8, hand: u8| {
+        let after = |opponent: u8| Sector {
+            mover: opponent,
+            opponent: on_board,
+            mover_hand: oh,
+            opponent_hand: hand,
+        };
+        let captures = on_board >= 3 && o >= 1 && o - 1 + oh >= 3;
+        Leads { quiet: after(o), capture: captures.then(|| after(o - 1)) }
     };
-    let mut out = vec![after(sector.opponent)];
-    if sector.mover >= 3 && sector.opponent > 0 && sector.opponent - 1 + sector.opponent_hand >= 3 {
-        out.push(after(sector.opponent - 1));
+    Successors {
+        slides: (mh == 0 || v.move_while_placing()).then(|| leads(m, mh)),
+        placements: (mh > 0).then(|| leads(m + 1, mh - 1)),
     }
-    out
-}
-
-/// The sectors a placement from `sector` leads to: without a capture,
-/// and with one unless captures end the game or none can happen. After a
-/// placement the opponent is to move, with the placed stone on the board
-/// and one stone fewer in hand.
-fn placement_successors(sector: Sector) -> (Sector, Option<Sector>) {
-    let after = |opponent: u8| Sector {
-        mover: opponent,
-        opponent: sector.mover + 1,
-        mover_hand: sector.opponent_hand,
-        opponent_hand: sector.mover_hand - 1,
-    };
-    (
-        after(sector.opponent),
-        PlacementCheck::captures_need_cells(sector).then(|| after(sector.opponent - 1)),
-    )
-}
-
-/// The other side of a moving-phase sector's pair.
-fn partner(sector: Sector) -> Sector {
-    Sector::moving(sector.opponent, sector.mover)
-}
-
-/// The sector a capture from a moving-phase sector leads to, unless the
-/// capture ends the game.
-fn capture_target(sector: Sector) -> Option<Sector> {
-    (sector.opponent > 3).then(|| Sector::moving(sector.opponent - 1, sector.mover))
 }
 
 /// Recomputes every canonical state of `sector` from its successors'
@@ -225,7 +213,7 @@ impl<'a> Verifier<'a> {
     /// A check of `sectors` of `db`.
     pub fn new(db: &'a Database, sectors: &[Sector]) -> Verifier<'a> {
         let mut plan = sectors.to_vec();
-        plan.sort_by_key(|&s| plan_order(s));
+        plan.sort_by_key(|&s| plan_order(db.variant(), s));
         Verifier { db, plan, next: 0, loaded: HashMap::new() }
     }
 
@@ -249,26 +237,13 @@ impl<'a> Verifier<'a> {
         let v = self.db.variant();
         let ix = self.db.indexer();
         let cells = |s: Sector| &self.loaded[&s][..];
-        let (mut check, found) = if sector.is_moving() {
-            let fast = MovingCheck::new(
-                v,
-                ix,
-                sector,
-                cells(partner(sector)),
-                capture_target(sector).map(cells),
-            );
-            fast.check_all(cells(sector))
-        } else if !v.move_while_placing() && sector.mover_hand == 0 {
-            let next = sliding_successors(sector);
+        let (mut check, found) = if sector.mover_hand > 0 && !v.move_while_placing() {
+            let next = successor_sectors(v, sector).placements.expect("placements");
             let fast =
-                MovingCheck::sliding(v, ix, sector, cells(next[0]), next.get(1).map(|&s| cells(s)));
-            fast.check_all(cells(sector))
-        } else if !v.move_while_placing() {
-            let (quiet, capture) = placement_successors(sector);
-            let fast = PlacementCheck::new(v, ix, sector, cells(quiet), capture.map(cells));
+                PlacementCheck::new(v, ix, sector, cells(next.quiet), next.capture.map(cells));
             fast.check_all(cells(sector))
         } else {
-            check_generic(v, ix, sector, &self.loaded)
+            MovingCheck::of(v, ix, sector, cells).check_all(cells(sector))
         };
         check.counts_agree = found == table.info().counts;
         Ok(check)
@@ -284,17 +259,22 @@ impl<'a> Verifier<'a> {
 
 /// Where a sector comes in the verifier's plan. Moving sectors by pair
 /// (the order pairs are solved in), the side with more stones first, so
-/// the two sides read each other. Placement sectors after them, grouped
-/// by the tables their placements lead to: `m-o-mh-oh` reads
-/// `o-(m+1)-oh-(mh-1)` (quiet) and `(o-1)-(m+1)-oh-(mh-1)` (capture), so
-/// with `o` falling one sector's capture table is the next one's quiet
-/// table.
-fn plan_order(s: Sector) -> (u8, u8, u8, u8, std::cmp::Reverse<u8>) {
-    match s.is_moving() {
-        true => {
-            (0, s.total_stones() as u8, s.mover.max(s.opponent), s.opponent, std::cmp::Reverse(0))
-        }
-        false => (1, s.mover_hand, s.opponent_hand, s.mover, std::cmp::Reverse(s.opponent)),
+/// the two sides read each other; Lasker's placement sectors likewise,
+/// pair by pair after them. Other placement sectors after the moving
+/// ones, grouped by the tables their placements lead to: `m-o-mh-oh`
+/// reads `o-(m+1)-oh-(mh-1)` (quiet) and `(o-1)-(m+1)-oh-(mh-1)`
+/// (capture), so with `o` falling one sector's capture table is the next
+/// one's quiet table.
+fn plan_order(v: &Variant, s: Sector) -> [u8; 8] {
+    let Sector { mover: m, opponent: o, mover_hand: mh, opponent_hand: oh } = s;
+    if s.is_moving() || v.move_while_placing() {
+        let (larger, smaller) = ((m, mh).max((o, oh)), (m, mh).min((o, oh)));
+        let side = (m, mh) == smaller && smaller != larger;
+        let stones = s.total_stones() as u8;
+        let phase = !s.is_moving() as u8;
+        [phase, mh + oh, stones, larger.0, larger.1, smaller.0, smaller.1, side as u8]
+    } else {
+        [1, mh, oh, m, u8::MAX - o, 0, 0, 0]
     }
 }
 
@@ -308,6 +288,19 @@ impl Iterator for Verifier<'_> {
         self.forget_used();
         Some((sector, check))
     }
+}
+
+/// Checks `sector` as [`check_sector`] does, every state through the
+/// plain rule, [`value_from_successors`], and the generic ranking: slow,
+/// for the tests to hold the fast checks to.
+pub fn check_sector_generic(db: &Database, sector: Sector) -> Result<SectorCheck, DbError> {
+    let mut loaded = HashMap::new();
+    for s in sectors_to_read(db.variant(), sector) {
+        loaded.insert(s, db.load_cells_huge(s)?);
+    }
+    let (mut check, found) = check_generic(db.variant(), db.indexer(), sector, &loaded);
+    check.counts_agree = found == db.table(sector)?.info().counts;
+    Ok(check)
 }
 
 /// The generic check of any sector: every state through
@@ -353,22 +346,37 @@ fn for_each_chunk(
         .reduce(empty, SectorCheck::merge)
 }
 
-/// The forward check of one moving-phase sector on bitboards, given the
-/// cells of the sectors its moves lead to.
+/// The forward check, on bitboards, of a sector whose mover slides or
+/// flies: the moving phase; a placement sector of a game from another
+/// start whose mover has an empty hand ([`MovingCheck::sliding`]); and
+/// Lasker's placement phase, where the mover may place a stone from its
+/// hand or slide one on the board ([`MovingCheck::of`]). Given the cells
+/// of the sectors its moves lead to ([`successor_sectors`]).
 pub struct MovingCheck<'a> {
     v: &'a Variant,
     ix: &'a Indexer,
     sector: Sector,
     flies: bool,
-    /// The partner sector, where quiet moves lead.
+    /// Whether a state with no move is a draw rather than a loss: a full
+    /// board in the moving phase, where the variant says so.
+    blocked_draws: bool,
+    /// Where slides and flies lead.
+    slides: Targets<'a>,
+    /// Where placements lead, when the mover holds a stone (Lasker).
+    placements: Option<Targets<'a>>,
+}
+
+/// The sectors one kind of move leads to, with their cells (see
+/// [`Leads`]).
+struct Targets<'a> {
     quiet: (SectorIndex<'a>, &'a [u16]),
-    /// Where captures lead; `None` when every capture ends the game.
     captures: Option<(SectorIndex<'a>, &'a [u16])>,
 }
 
 impl<'a> MovingCheck<'a> {
-    /// The check of `sector` given the cells of its partner and, unless
-    /// its captures end the game, of the sector captures lead to.
+    /// The check of a moving-phase sector given the cells of its partner
+    /// and, unless its captures end the game, of the sector captures
+    /// lead to.
     pub fn new(
         v: &'a Variant,
         ix: &'a Indexer,
@@ -380,24 +388,7 @@ impl<'a> MovingCheck<'a> {
             sector.is_moving() && sector.mover >= 3 && sector.opponent >= 3,
             "{sector} is not a moving-phase sector"
         );
-        let with_cells = |s: Sector, cells: &'a [u16]| {
-            let index = ix.sector(s);
-            assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
-            (index, cells)
-        };
-        let captures = match (capture_target(sector), capture_cells) {
-            (Some(target), Some(cells)) => Some(with_cells(target, cells)),
-            (None, None) => None,
-            _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
-        };
-        MovingCheck {
-            v,
-            ix,
-            sector,
-            flies: v.flies(sector.mover as u32, 0),
-            quiet: with_cells(partner(sector), partner_cells),
-            captures,
-        }
+        Self::of_slides(v, ix, sector, partner_cells, capture_cells)
     }
 
     /// The check of a placement sector whose mover has nothing in hand
@@ -416,24 +407,62 @@ impl<'a> MovingCheck<'a> {
             sector.mover_hand == 0 && sector.opponent_hand > 0 && !v.move_while_placing(),
             "{sector} is not a placement sector with a sliding mover"
         );
-        let with_cells = |s: Sector, cells: &'a [u16]| {
-            let index = ix.sector(s);
-            assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
-            (index, cells)
-        };
-        let next = sliding_successors(sector);
-        let captures = match (next.get(1), capture_cells) {
-            (Some(&target), Some(cells)) => Some(with_cells(target, cells)),
-            (None, None) => None,
-            _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
+        Self::of_slides(v, ix, sector, quiet_cells, capture_cells)
+    }
+
+    /// [`MovingCheck::new`] and [`MovingCheck::sliding`]: a mover with an
+    /// empty hand, the cells of where its slides lead given one by one.
+    fn of_slides(
+        v: &'a Variant,
+        ix: &'a Indexer,
+        sector: Sector,
+        quiet_cells: &'a [u16],
+        capture_cells: Option<&'a [u16]>,
+    ) -> Self {
+        let slides = successor_sectors(v, sector).slides.expect("an empty hand slides");
+        assert!(
+            slides.capture.is_some() == capture_cells.is_some(),
+            "{sector}: capture cells given where captures end the game, or missing"
+        );
+        Self::of(v, ix, sector, |s| match s == slides.quiet {
+            true => quiet_cells,
+            false => capture_cells.expect("capture cells"),
+        })
+    }
+
+    /// The check of any sector whose mover may slide: the moving phase, a
+    /// sliding mover of another start's game, or Lasker's placement
+    /// phase, where the mover with a stone in hand places it or slides.
+    /// `cells` gives the cells of each sector of [`successor_sectors`].
+    pub fn of(
+        v: &'a Variant,
+        ix: &'a Indexer,
+        sector: Sector,
+        cells: impl Fn(Sector) -> &'a [u16],
+    ) -> Self {
+        assert!(
+            sector.mover + sector.mover_hand >= 3 && sector.opponent + sector.opponent_hand >= 3,
+            "{sector}: a side with fewer than 3 stones has lost"
+        );
+        let next = successor_sectors(v, sector);
+        let targets = |leads: Leads| {
+            let with_cells = |s: Sector| {
+                let (index, cells) = (ix.sector(s), cells(s));
+                assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
+                (index, cells)
+            };
+            Targets { quiet: with_cells(leads.quiet), captures: leads.capture.map(with_cells) }
         };
         MovingCheck {
             v,
             ix,
             sector,
-            flies: v.flies(sector.mover as u32, 0),
-            quiet: with_cells(next[0], quiet_cells),
-            captures,
+            flies: v.flies(sector.mover as u32, sector.mover_hand as u32),
+            blocked_draws: v.full_board_draw() && sector.is_moving(),
+            slides: targets(
+                next.slides.unwrap_or_else(|| panic!("{sector}: the mover may not slide")),
+            ),
+            placements: next.placements.map(targets),
         }
     }
 
@@ -463,22 +492,29 @@ impl<'a> MovingCheck<'a> {
     }
 
     /// What the successors of every state with the opponent's stones
-    /// `opponent` share: their movers, framed once.
-    fn frames(&self, opponent: Bits) -> OpponentFrames<'_> {
-        opponent_frames(
-            self.v,
-            &self.quiet.0,
-            self.captures.as_ref().map(|(index, _)| index),
-            opponent,
-        )
+    /// `opponent` share: their movers, framed once, for slides and for
+    /// placements.
+    fn frames(&self, opponent: Bits) -> (OpponentFrames<'_>, Option<OpponentFrames<'_>>) {
+        let frames = |t: &Targets<'a>| {
+            opponent_frames(
+                self.v,
+                &t.quiet.0,
+                t.captures.as_ref().map(|(index, _)| index),
+                opponent,
+            )
+        };
+        (frames(&self.slides), self.placements.as_ref().map(frames))
     }
 
     fn gathered(&self) -> Gathered<'a> {
-        let captures = self.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
+        let captures = |t: &Targets<'a>| t.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
+        let placed = self.placements.as_ref();
         Gathered {
             best: Best::default(),
-            quiet: Batch::new(self.quiet.1),
-            captures: Batch::new(captures),
+            quiet: Batch::new(self.slides.quiet.1),
+            captures: Batch::new(captures(&self.slides)),
+            placed: Batch::new(placed.map_or(&[][..], |t| t.quiet.1)),
+            placed_captures: Batch::new(placed.map_or(&[][..], captures)),
             known: None,
         }
     }
@@ -487,25 +523,48 @@ impl<'a> MovingCheck<'a> {
     /// and asks for their cells; the state's value is then known without
     /// reads when the game ends.
     #[inline]
-    fn gather(&self, mover: Bits, frames: &OpponentFrames, g: &mut Gathered) {
+    fn gather(
+        &self,
+        mover: Bits,
+        (frames, placement_frames): &(OpponentFrames, Option<OpponentFrames>),
+        g: &mut Gathered,
+    ) {
         g.clear();
         let board = self.v.board();
         let empty = board.all() & !(mover | frames.opponent);
         let mut any_move = false;
+        if let (Some(places), Some(pf)) = (&self.placements, placement_frames) {
+            for to in points(empty) {
+                any_move = true;
+                let own = mover | 1 << to;
+                if !pf.can_capture || !board.closes_mill(own, to) {
+                    g.placed.add(quiet_slot(&pf.quiet, own), &mut g.best);
+                    continue;
+                }
+                if places.captures.is_none() {
+                    // The opponent is left with two stones: a win in 1,
+                    // and nothing is faster.
+                    g.known = Some(Cell::from(Value::Win(1)).0 as u32);
+                    return;
+                }
+                for frame in &pf.captures {
+                    g.placed_captures.add(frame.rank(own), &mut g.best);
+                }
+            }
+        }
         for from in points(mover) {
             let targets = if self.flies { empty } else { empty & board.adjacent(from) };
             for to in points(targets) {
                 any_move = true;
                 let own = mover ^ (1 << from) ^ (1 << to);
                 // A mill takes nothing when the opponent has no stone on
-                // the board (a sliding mover of another start's game).
+                // the board (a sliding mover of another start's game, or
+                // Lasker's placement phase).
                 if !frames.can_capture || !board.closes_mill(own, to) {
                     g.quiet.add(quiet_slot(&frames.quiet, own), &mut g.best);
                     continue;
                 }
-                if self.captures.is_none() {
-                    // The opponent is left with two stones: a win in 1,
-                    // and nothing is faster.
+                if self.slides.captures.is_none() {
                     g.known = Some(Cell::from(Value::Win(1)).0 as u32);
                     return;
                 }
@@ -516,11 +575,8 @@ impl<'a> MovingCheck<'a> {
         }
         if !any_move {
             let full = mover | frames.opponent == board.all();
-            let cell = if full && self.v.full_board_draw() {
-                Cell::DRAW
-            } else {
-                Cell::from(Value::Loss(0))
-            };
+            let cell =
+                if full && self.blocked_draws { Cell::DRAW } else { Cell::from(Value::Loss(0)) };
             g.known = Some(cell.0 as u32);
         }
     }
@@ -626,7 +682,7 @@ struct Pending {
 /// cells of the sectors its placements lead to. Its placements are
 /// generated here, apart from the placement solver's, and the tests hold
 /// it to [`value_from_successors`]. Not for variants where a player may
-/// move while placing (Lasker): those take the generic check.
+/// move while placing (Lasker): those take [`MovingCheck::of`].
 pub struct PlacementCheck<'a> {
     v: &'a Variant,
     ix: &'a Indexer,
@@ -657,13 +713,13 @@ impl<'a> PlacementCheck<'a> {
             assert_eq!(cells.len() as u64, index.slots(), "cells of {s}");
             (index, cells)
         };
-        let (quiet, capture) = placement_successors(sector);
-        let captures = match (capture, capture_cells) {
+        let next = successor_sectors(v, sector).placements.expect("placements");
+        let captures = match (next.capture, capture_cells) {
             (Some(target), Some(cells)) => Some(with_cells(target, cells)),
             (None, None) => None,
             _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
         };
-        PlacementCheck { v, ix, sector, quiet: with_cells(quiet, quiet_cells), captures }
+        PlacementCheck { v, ix, sector, quiet: with_cells(next.quiet, quiet_cells), captures }
     }
 
     /// Whether a capture from `sector` leaves the opponent a game to play,
@@ -703,6 +759,8 @@ impl<'a> PlacementCheck<'a> {
             best: Best::default(),
             quiet: Batch::new(self.quiet.1),
             captures: Batch::new(captures),
+            placed: Batch::new(&[]),
+            placed_captures: Batch::new(&[]),
             known: None,
         }
     }
@@ -779,6 +837,10 @@ struct Gathered<'c> {
     best: Best,
     quiet: Batch<'c>,
     captures: Batch<'c>,
+    /// Placements, in Lasker's placement phase, where a state both slides
+    /// and places.
+    placed: Batch<'c>,
+    placed_captures: Batch<'c>,
     /// The state's cell when the rules decide it without successors.
     known: Option<u32>,
 }
@@ -788,6 +850,8 @@ impl Gathered<'_> {
         self.best = Best::default();
         self.quiet.len = 0;
         self.captures.len = 0;
+        self.placed.len = 0;
+        self.placed_captures.len = 0;
         self.known = None;
     }
 
@@ -799,6 +863,8 @@ impl Gathered<'_> {
         }
         self.quiet.flush(&mut self.best);
         self.captures.flush(&mut self.best);
+        self.placed.flush(&mut self.best);
+        self.placed_captures.flush(&mut self.best);
         self.best.cell()
     }
 }

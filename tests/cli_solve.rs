@@ -488,3 +488,44 @@ fn lasker_placement_solves_verifies_and_answers_from_the_tables() {
     let err = fails(empty.path(), &[&lasker[..], &["query", position]].concat());
     assert!(err.contains("is not in the database") && err.lines().count() == 1, "{err}");
 }
+
+/// A distance changed in a Lasker placement table (its checksums and
+/// header counts rewritten to agree) is caught by `verify`'s fast check
+/// of Lasker's placement phase, at its slot, and in no moving sector.
+#[test]
+fn verify_fails_on_a_wrong_distance_in_a_lasker_placement_table() {
+    let lasker = ["--variant", "lasker"];
+    let dir = scratch();
+    ok(dir.path(), &[&lasker[..], &["solve", "--max-stones", "7", "--threads", "2"]].concat());
+    let db = Database::new(dir.path(), Variant::named("lasker").unwrap());
+    let sector: Sector = "3-2-1-1".parse().unwrap();
+    let mut cells = db.load_cells(sector).unwrap();
+    let info = db.table(sector).unwrap().info().clone();
+    // The first canonical decided state: a state whose value the change
+    // can affect is a draw or comes later, so it is the first listed.
+    let index = db.indexer().sector(sector);
+    let victim = (0..index.slots())
+        .find(|&slot| index.unrank(slot).is_some() && cells[slot as usize] != 0)
+        .unwrap();
+    let was = Value::from(Cell(cells[victim as usize]));
+    cells[victim as usize] += 2; // The same side wins, two plies later.
+    let info =
+        morris::table::TableInfo { counts: Counts::tally(&cells, info.counts.states), ..info };
+    let path = db.table_path(sector);
+    drop(db);
+    write_table(&path, &info, &cells).unwrap();
+
+    let (out, err) = fails_with_stdout(dir.path(), &[&lasker[..], &["verify"]].concat());
+    let line = out.lines().find(|l| l.starts_with("3-2-1-1 ")).unwrap();
+    assert_ne!(line.split_whitespace().nth(2), Some("0"), "{out}");
+    let example = format!("  slot {victim} (");
+    let example = out.lines().find(|l| l.starts_with(&example)).unwrap_or_else(|| panic!("{out}"));
+    let stored = Value::from(Cell(cells[victim as usize]));
+    assert!(example.ends_with(&format!("): stored {stored}, successors give {was}")), "{example}");
+    let failed = err.split_once("sectors failed (").unwrap_or_else(|| panic!("{err}")).1;
+    let failed = failed.split_once(')').unwrap().0;
+    // The damaged sector, and perhaps placement sectors whose moves lead
+    // to it; no moving sector.
+    assert!(failed.split(' ').any(|s| s == "3-2-1-1"), "{err}");
+    assert!(failed.split(' ').all(|s| s.split('-').count() == 4), "{err}");
+}
