@@ -105,6 +105,28 @@ impl<B: AsRef<[u8]>> Table<B> {
         Ok(cells[(index % b.block_cells) as usize])
     }
 
+    /// Cells per block: the cells of slots `b * block_cells ..` lie in
+    /// block `b`.
+    pub fn block_cells(&self) -> u64 {
+        self.blocks.block_cells
+    }
+
+    /// Checks and decompresses block `block` into `out` (resized to the
+    /// block's length), bypassing the block cache: for readers that
+    /// visit each block once, as a batch of probes grouped by block does.
+    pub fn read_block(&self, block: usize, out: &mut Vec<u16>) -> Result<(), TableError> {
+        let b = &self.blocks;
+        if block >= b.ends.len() {
+            return Err(TableError::OutOfRange {
+                path: b.path.clone(),
+                index: block as u64 * b.block_cells,
+                slots: b.info.slots,
+            });
+        }
+        out.resize(b.block_len(block), 0);
+        b.decode(self.bytes.as_ref(), block, out)
+    }
+
     /// All cells, every block checked.
     pub fn read_all(&self) -> Result<Vec<u16>, TableError> {
         let b = &self.blocks;
