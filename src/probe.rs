@@ -18,6 +18,7 @@ use crate::index::Sector;
 use crate::position::{Move, NotationError, Position, State};
 use crate::query::{Exactness, MoveValue, Query, QueryError};
 use crate::rules::{legal_moves, play, status, Status};
+use crate::table::cell_in_planes;
 use crate::value::{Cell, Value};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -132,6 +133,8 @@ enum Looked {
     Error(u32),
     /// A placement state without its table: the search's.
     Search,
+    /// Not read yet.
+    Pending,
 }
 
 /// Values of `positions` from the tables of `db`: one answer per
@@ -352,9 +355,15 @@ fn lookup(db: &Database, states: &[State]) -> (Vec<Looked>, Vec<ProbeError>) {
             (pack(sector, indexer.sector(sector).rank(s.mover, s.opponent)), i as u32)
         })
         .collect();
-    keys.par_sort_unstable();
+    // By key alone: the positions of a batch often repeat, and equal keys
+    // are what the sort then sees, which it partitions at once.
+    keys.par_sort_unstable_by_key(|k| k.0);
 
+    // A side with fewer than 3 stones has lost; the others are read.
     let mut looked = vec![Looked::Value(Value::Loss(0)); states.len()];
+    for &(_, i) in &keys {
+        looked[i as usize] = Looked::Pending;
+    }
     let mut errors: Vec<ProbeError> = Vec::new();
     // Runs of one block (at most RUN_LIMIT long), with their table.
     // start, end, table, block
@@ -396,29 +405,44 @@ fn lookup(db: &Database, states: &[State]) -> (Vec<Looked>, Vec<ProbeError>) {
     }
 
     // Each run's block read once; the cells in the order of `keys`.
-    let results: Vec<Result<Vec<u16>, (usize, DbError)>> = runs
+    let mut cells = vec![0u16; keys.len()];
+    let mut slices = Vec::with_capacity(runs.len());
+    let mut rest: &mut [u16] = &mut cells;
+    let mut taken = 0;
+    for &(start, end, _, _) in &runs {
+        let (_, tail) = rest.split_at_mut(start - taken);
+        let (run, tail) = tail.split_at_mut(end - start);
+        slices.push(run);
+        rest = tail;
+        taken = end;
+    }
+    let failed: Vec<(usize, DbError)> = runs
         .par_iter()
-        .map_init(Vec::new, |buf, &(start, end, t, block)| {
+        .zip(slices)
+        .enumerate()
+        .map_init(Vec::new, |planes, (r, (&(start, end, t, block), out))| {
             let table = &tables[t];
-            table.read_block(block, buf).map_err(|e| (t, DbError::from(e)))?;
+            if let Err(e) = table.read_block_planes(block, planes) {
+                return Some((r, DbError::from(e)));
+            }
             let per = table.block_cells();
-            Ok(keys[start..end].iter().map(|k| buf[(slot_of(k.0) % per) as usize]).collect())
+            for (o, k) in out.iter_mut().zip(&keys[start..end]) {
+                *o = cell_in_planes(planes, (slot_of(k.0) % per) as usize);
+            }
+            None
         })
+        .flatten()
         .collect();
-    for (&(start, end, _, _), result) in runs.iter().zip(results) {
-        match result {
-            Ok(cells) => {
-                for (&(_, i), c) in keys[start..end].iter().zip(cells) {
-                    looked[i as usize] = Looked::Value(Value::from(Cell(c)));
-                }
-            }
-            Err((_, e)) => {
-                errors.push(ProbeError::Db(Arc::new(e)));
-                let answer = Looked::Error(errors.len() as u32 - 1);
-                for &(_, i) in &keys[start..end] {
-                    looked[i as usize] = answer;
-                }
-            }
+    for (&(_, i), &c) in keys.iter().zip(&cells) {
+        if looked[i as usize] == Looked::Pending {
+            looked[i as usize] = Looked::Value(Value::from(Cell(c)));
+        }
+    }
+    for (r, e) in failed {
+        errors.push(ProbeError::Db(Arc::new(e)));
+        let answer = Looked::Error(errors.len() as u32 - 1);
+        for &(_, i) in &keys[runs[r].0..runs[r].1] {
+            looked[i as usize] = answer;
         }
     }
     (looked, errors)

@@ -62,7 +62,7 @@ pub enum Format {
 /// Positions per batch: each batch's blocks are read once. Smaller with
 /// moves, which look up some twenty positions for each one asked.
 const BATCH: usize = 1 << 20;
-const BATCH_WITH_MOVES: usize = 1 << 16;
+const BATCH_WITH_MOVES: usize = 1 << 13;
 
 /// The positions of one run failed to answer, counted; the output says
 /// which and why.
@@ -190,7 +190,8 @@ fn answer_batch(
         .par_chunks(4096)
         .zip(lines.par_chunks(4096))
         .map(|(answers, lines)| {
-            let mut s = String::with_capacity(answers.len() * 64);
+            let per_line = if args.moves { 600 } else { 100 };
+            let mut s = String::with_capacity(answers.len() * per_line);
             for (answer, &(line, a, b)) in answers.iter().zip(lines) {
                 match (answer, json_lines) {
                     (Ok(p), true) => write_json(variant, p, &mut s),
@@ -229,22 +230,27 @@ fn plies_of(value: Value, exactness: Exactness) -> Option<u16> {
 /// One answer as a JSON object on one line (no newline).
 pub fn write_json(variant: &Variant, p: &Probed, s: &mut String) {
     s.push_str("{\"position\": \"");
-    s.push_str(&p.position.notation(variant));
-    let _ = write!(s, "\", \"value\": \"{}\", \"plies\": ", p.value.kind());
+    p.position.write_notation(variant, s);
+    s.push_str("\", \"value\": \"");
+    s.push_str(p.value.kind());
+    s.push_str("\", \"plies\": ");
     push_plies(s, plies_of(p.value, p.exactness));
-    let _ = write!(s, ", \"exact\": {}", p.exactness == Exactness::Exact);
+    s.push_str(if p.exactness == Exactness::Exact {
+        ", \"exact\": true"
+    } else {
+        ", \"exact\": false"
+    });
     if !p.moves.is_empty() {
         s.push_str(", \"moves\": [");
         for (i, m) in p.moves.iter().enumerate() {
             if i > 0 {
                 s.push_str(", ");
             }
-            let _ = write!(
-                s,
-                "{{\"move\": \"{}\", \"value\": \"{}\", \"plies\": ",
-                m.mv.notation(variant),
-                m.value.kind()
-            );
+            s.push_str("{\"move\": \"");
+            s.push_str(&m.mv.notation(variant));
+            s.push_str("\", \"value\": \"");
+            s.push_str(m.value.kind());
+            s.push_str("\", \"plies\": ");
             push_plies(s, plies_of(m.value, m.exactness));
             s.push('}');
         }
@@ -256,7 +262,18 @@ pub fn write_json(variant: &Variant, p: &Probed, s: &mut String) {
 fn push_plies(s: &mut String, plies: Option<u16>) {
     match plies {
         Some(d) => {
-            let _ = write!(s, "{d}");
+            let mut digits = [0u8; 5];
+            let mut n = d;
+            let mut i = digits.len();
+            loop {
+                i -= 1;
+                digits[i] = b'0' + (n % 10) as u8;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            s.push_str(std::str::from_utf8(&digits[i..]).expect("digits"));
         }
         None => s.push_str("null"),
     }
@@ -273,7 +290,7 @@ pub fn write_json_error(line: u64, input: &str, error: &str, s: &mut String) {
 }
 
 fn write_tsv(variant: &Variant, p: &Probed, moves: bool, s: &mut String) {
-    s.push_str(&p.position.notation(variant));
+    p.position.write_notation(variant, s);
     let _ = write!(s, "\t{}\t", p.value.kind());
     if let Some(d) = plies_of(p.value, p.exactness) {
         let _ = write!(s, "{d}");
