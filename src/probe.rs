@@ -22,6 +22,7 @@ use crate::table::cell_in_planes;
 use crate::value::{Cell, Value};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 /// The largest run of one block that one thread reads: a batch whose
@@ -144,6 +145,82 @@ enum Looked {
 /// no `search` it is a [`ProbeError::NoSearch`] whose message ends with
 /// `no_search_how`. Runs on the current rayon pool.
 pub fn probe(
+    db: &Database,
+    positions: &[Position],
+    options: ProbeOptions,
+    search: Option<&Query>,
+    no_search_how: &'static str,
+) -> Vec<Result<Probed, ProbeError>> {
+    let (which, answers) = probe_distinct(db, positions, options, search, no_search_how);
+    which.par_iter().map(|&i| answers[i as usize].clone()).collect()
+}
+
+/// As [`probe`], each distinct position answered once: the answers of the
+/// distinct positions, in order of first appearance, and for each
+/// position of `positions` the number of its answer. Lets a caller that
+/// writes the answers out do so once per distinct position.
+pub fn probe_distinct(
+    db: &Database,
+    positions: &[Position],
+    options: ProbeOptions,
+    search: Option<&Query>,
+    no_search_how: &'static str,
+) -> (Vec<u32>, Vec<Result<Probed, ProbeError>>) {
+    let (which, distinct) = distinct(positions);
+    (which, probe_each(db, &distinct, options, search, no_search_how))
+}
+
+/// The distinct positions of `positions`, in order of first appearance,
+/// and the number of each position's among them.
+fn distinct(positions: &[Position]) -> (Vec<u32>, Vec<Position>) {
+    let mut seen: HashMap<Position, u32, BuildHasherDefault<FoldHasher>> =
+        HashMap::with_capacity_and_hasher(positions.len().min(1 << 16), Default::default());
+    let mut distinct = Vec::new();
+    let which = positions
+        .iter()
+        .map(|p| {
+            *seen.entry(*p).or_insert_with(|| {
+                distinct.push(*p);
+                distinct.len() as u32 - 1
+            })
+        })
+        .collect();
+    (which, distinct)
+}
+
+/// A quick hash for positions (a few machine words): a multiply and a
+/// rotation per word, as rustc's FxHash does; no protection against
+/// chosen collisions, which only cost time here.
+#[derive(Default)]
+struct FoldHasher(u64);
+
+impl Hasher for FoldHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// [`probe`] of positions that are all distinct.
+fn probe_each(
     db: &Database,
     positions: &[Position],
     options: ProbeOptions,

@@ -9,7 +9,7 @@ use crate::json;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use morris::database::Database;
-use morris::probe::{parse_position, probe, ProbeError, ProbeOptions, Probed};
+use morris::probe::{parse_position, probe_distinct, ProbeError, ProbeOptions, Probed};
 use morris::query::{Exactness, Query};
 use morris::search::{SearchOptions, SearchStats};
 use morris::value::Value;
@@ -134,7 +134,9 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         }
         let (written, bad) =
             answer_batch(db, &text, &lines, args, search, args.format == Format::Json);
-        out.write_all(written.as_bytes())?;
+        for chunk in &written {
+            out.write_all(chunk.as_bytes())?;
+        }
         total += lines.len() as u64;
         failed += bad;
         if show_progress {
@@ -153,7 +155,8 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
 }
 
 /// One batch: parsed and probed in parallel, written in input order.
-/// Returns the output and how many lines failed.
+/// Returns the output, in pieces to be written one after the other, and
+/// how many lines failed.
 fn answer_batch(
     db: &Database,
     text: &str,
@@ -161,7 +164,7 @@ fn answer_batch(
     args: &Args,
     search: Option<&Query>,
     json_lines: bool,
-) -> (String, u64) {
+) -> (Vec<String>, u64) {
     let parsed: Vec<Result<morris::position::Position, String>> = lines
         .par_iter()
         .map(|&(_, a, b)| {
@@ -171,34 +174,52 @@ fn answer_batch(
         .collect();
     let positions: Vec<_> = parsed.iter().filter_map(|p| p.as_ref().ok().copied()).collect();
     let options = ProbeOptions { moves: args.moves };
-    let probed = probe(db, &positions, options, search, " (--no-search)");
-    // Each line's answer: a parse error, or the next probe result.
-    let mut answers: Vec<Result<&Probed, String>> = Vec::with_capacity(lines.len());
-    let mut next = probed.iter();
+    let (which, probed) = probe_distinct(db, &positions, options, search, " (--no-search)");
+    // Each distinct position's answer written once.
+    let variant = db.variant();
+    let written: Vec<Result<String, String>> = probed
+        .par_iter()
+        .map(|answer| match answer {
+            Ok(p) => {
+                let mut s = String::with_capacity(if args.moves { 600 } else { 100 });
+                match json_lines {
+                    true => write_json(variant, p, &mut s),
+                    false => write_tsv(variant, p, args.moves, &mut s),
+                }
+                s.push('\n');
+                Ok(s)
+            }
+            Err(e) => Err(error_text(e)),
+        })
+        .collect();
+    // Each line's answer: a parse error, or its position's.
+    let mut answers: Vec<Result<&str, &str>> = Vec::with_capacity(lines.len());
+    let mut next = which.iter();
     for p in &parsed {
         answers.push(match p {
-            Err(e) => Err(e.clone()),
-            Ok(_) => match next.next().expect("one result per position") {
-                Ok(probed) => Ok(probed),
-                Err(e) => Err(error_text(e)),
+            Err(e) => Err(e),
+            Ok(_) => match &written[*next.next().expect("one per position") as usize] {
+                Ok(line) => Ok(line),
+                Err(e) => Err(e),
             },
         });
     }
     let bad = answers.iter().filter(|a| a.is_err()).count() as u64;
-    let variant = db.variant();
     let chunks: Vec<String> = answers
         .par_chunks(4096)
         .zip(lines.par_chunks(4096))
         .map(|(answers, lines)| {
-            let per_line = if args.moves { 600 } else { 100 };
-            let mut s = String::with_capacity(answers.len() * per_line);
+            let size = answers.iter().map(|a| a.map_or(200, str::len)).sum();
+            let mut s = String::with_capacity(size);
             for (answer, &(line, a, b)) in answers.iter().zip(lines) {
                 match (answer, json_lines) {
-                    (Ok(p), true) => write_json(variant, p, &mut s),
-                    (Ok(p), false) => write_tsv(variant, p, args.moves, &mut s),
-                    (Err(e), true) => write_json_error(line, &text[a..b], e, &mut s),
+                    (Ok(written), _) => s.push_str(written),
+                    (Err(e), true) => {
+                        write_json_error(line, &text[a..b], e, &mut s);
+                        s.push('\n');
+                    }
                     (Err(e), false) => {
-                        let _ = write!(
+                        let _ = writeln!(
                             s,
                             "{}\terror\t\t\t{}",
                             tsv_field(&text[a..b]),
@@ -206,12 +227,11 @@ fn answer_batch(
                         );
                     }
                 }
-                s.push('\n');
             }
             s
         })
         .collect();
-    (chunks.concat(), bad)
+    (chunks, bad)
 }
 
 /// The message of a probe error, as the CLI prints errors.
