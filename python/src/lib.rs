@@ -10,7 +10,7 @@
 
 use morris::database::{Database as Db, DbError};
 use morris::position::Position as Pos;
-use morris::probe::{parse_position, probe, ProbeOptions, PositionError};
+use morris::probe::{parse_position, probe, PositionError, ProbeOptions};
 use morris::query::{after, parse_move, Exactness, Query, QueryError};
 use morris::rules::legal_moves;
 use morris::sectors::{extended_placement_sectors, moving_sectors, placement_sectors};
@@ -65,9 +65,8 @@ fn variant(name: &str, fly_at: Option<&str>) -> PyResult<Variant> {
     match fly_at {
         None => Ok(v),
         Some(text) => {
-            let flying: Flying = text
-                .parse()
-                .map_err(|e: <Flying as std::str::FromStr>::Err| {
+            let flying: Flying =
+                text.parse().map_err(|e: <Flying as std::str::FromStr>::Err| {
                     PyValueError::new_err(format!("fly_at: {e}"))
                 })?;
             Ok(v.with_flying(flying))
@@ -133,9 +132,8 @@ impl Database {
     fn value(&self, py: Python<'_>, text: &str) -> PyResult<(&'static str, Option<u16>, bool)> {
         let p = self.parse(text)?;
         let db = &self.db;
-        let (value, exactness) = py
-            .allow_threads(|| Query::new(db).value(&p))
-            .map_err(query_error)?;
+        let (value, exactness) =
+            py.allow_threads(|| Query::new(db).value(&p)).map_err(query_error)?;
         Ok(triple(value, exactness))
     }
 
@@ -166,8 +164,7 @@ impl Database {
     fn line(&self, py: Python<'_>, text: &str, max_plies: usize) -> PyResult<(Vec<String>, bool)> {
         let p = self.parse(text)?;
         let db = &self.db;
-        let line =
-            py.allow_threads(|| Query::new(db).line(&p, max_plies)).map_err(query_error)?;
+        let line = py.allow_threads(|| Query::new(db).line(&p, max_plies)).map_err(query_error)?;
         let v = self.db.variant();
         Ok((line.moves.iter().map(|m| m.notation(v)).collect(), line.cut))
     }
