@@ -29,6 +29,14 @@
 #                                    a temporary directory that links to DB's other
 #                                    tables; DB is not changed. The sectors'
 #                                    successors must be in DB.
+#   scripts/bench.sh probe DB [N]   `morris probe` on 2 threads over the moving phase of
+#                                    nine in DB (all 49 tables): N positions (default
+#                                    1,000,000) that share blocks (the test positions
+#                                    of tests/query.rs repeated), the same with --moves,
+#                                    and N drawn uniformly from the whole moving phase
+#                                    (examples/probe_inputs.rs writes them); each run
+#                                    twice, the first warming the page cache, output to
+#                                    /dev/null; positions/s from the wall time
 #
 # The solver prints, per pair and in total: wall time, states per second,
 # predecessor edges per second (both over the pair's wall time), the levels
@@ -42,10 +50,10 @@ cd "$(dirname "$0")/.."
 
 what=all
 case "${1:-}" in
-    index | solve | query | verify | moving | placement) what=$1; shift ;;
+    index | solve | query | verify | moving | placement | probe) what=$1; shift ;;
     "") ;;
     -*) what=index ;; # The index benchmark's own options.
-    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]] | moving DB PAIR... | placement DB SECTOR...]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]] | moving DB PAIR... | placement DB SECTOR... | probe DB [N]]" >&2; exit 2 ;;
 esac
 
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
@@ -209,6 +217,28 @@ placement() {
     echo "process: $(cat "$bench_db/solve.time")"
 }
 
+# `morris probe` in bulk over nine's moving phase in an existing database.
+probe() {
+    local db=${1:?usage: scripts/bench.sh probe DB [N]} count=${2:-1000000}
+    cargo build --release --quiet --bin morris --example probe_inputs
+    local morris="$target/release/morris"
+    bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-bench.XXXXXX")
+    trap 'rm -rf "${bench_db:-}"' EXIT
+    "$target/release/examples/probe_inputs" "$db" "$bench_db" "$count"
+    echo "== morris probe: nine's moving phase in $db, $count positions, 2 threads, output to /dev/null"
+    local input args run
+    for input in "shared" "shared --moves" "uniform"; do
+        args=(--variant nine --db "$db" probe --threads 2 --input "$bench_db/${input%% *}.txt")
+        [ "$input" = "shared --moves" ] && args+=(--moves)
+        for run in 1 2; do
+            timed "$bench_db/probe.time" "$morris" "${args[@]}" > /dev/null
+            local wall=$(cut -d' ' -f1 "$bench_db/probe.time")
+            printf '%-16s run %d: %s, %s positions/s\n' "$input" "$run" "$(cat "$bench_db/probe.time")" \
+                "$(echo "$count / $wall" | bc)"
+        done
+    done
+}
+
 # Runs a command and writes "WALL s wall [USER s user SYS s system]" to $1.
 timed() {
     local out=$1; shift
@@ -228,6 +258,7 @@ case $what in
     verify) verify "$@" ;;
     moving) moving "$@" ;;
     placement) placement "$@" ;;
+    probe) probe "$@" ;;
     all)
         index
         echo

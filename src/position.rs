@@ -35,6 +35,17 @@ impl Color {
     }
 }
 
+/// Appends `n` in decimal, without the formatting machinery.
+fn push_number(s: &mut String, n: u8) {
+    if n >= 100 {
+        s.push(char::from(b'0' + n / 100));
+    }
+    if n >= 10 {
+        s.push(char::from(b'0' + n / 10 % 10));
+    }
+    s.push(char::from(b'0' + n % 10));
+}
+
 /// A position seen from the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct State {
@@ -166,6 +177,28 @@ impl Position {
         any_start: bool,
     ) -> Result<Position, NotationError> {
         let bad = |what: String| NotationError::Position { text: text.to_string(), what };
+        // Well-formed text is read without allocating (`morris probe`
+        // reads millions); anything else takes the long way, which says
+        // what is wrong.
+        if let Some(position) = Position::parse_plain(text.as_bytes(), variant.board().rings()) {
+            return match any_start {
+                true => position.check_any_start(variant),
+                false => position.check(variant),
+            }
+            .map(|()| position)
+            .map_err(bad);
+        }
+        Position::parse_words(text, variant, any_start)
+    }
+
+    /// [`Position::parse_with`] the long way: word by word, saying what
+    /// is wrong.
+    fn parse_words(
+        text: &str,
+        variant: &Variant,
+        any_start: bool,
+    ) -> Result<Position, NotationError> {
+        let bad = |what: String| NotationError::Position { text: text.to_string(), what };
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.len() != 4 {
             return Err(bad(format!(
@@ -229,6 +262,51 @@ impl Position {
         Ok(position)
     }
 
+    /// `BOARD SIDE WH BH` with `rings` rings of 8 points of `W`, `B` or
+    /// `.`, single spaces (and any outer white space), hands of at most
+    /// 3 digits that fit a `u8`; `None` for anything else, which
+    /// [`Position::parse_with`] then reads the long way.
+    fn parse_plain(text: &[u8], rings: usize) -> Option<Position> {
+        let text = text.trim_ascii();
+        let board_len = 9 * rings - 1;
+        if text.len() < board_len + 6 {
+            return None;
+        }
+        let (mut white, mut black) = (0, 0);
+        for (i, &c) in text[..board_len].iter().enumerate() {
+            let (r, k) = (i / 9, i % 9);
+            if k == 8 {
+                if c != b'/' {
+                    return None;
+                }
+                continue;
+            }
+            let bit = 1 << (8 * r + k);
+            match c {
+                b'W' => white |= bit,
+                b'B' => black |= bit,
+                b'.' => {}
+                _ => return None,
+            }
+        }
+        let rest = &text[board_len..];
+        let to_move = match rest.get(..3)? {
+            b" w " => Color::White,
+            b" b " => Color::Black,
+            _ => return None,
+        };
+        let (wh, bh) = rest[3..].split_at(rest[3..].iter().position(|&c| c == b' ')?);
+        let hand = |digits: &[u8]| -> Option<u8> {
+            if digits.is_empty() || digits.len() > 3 || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let n = digits.iter().fold(0u32, |n, &d| 10 * n + u32::from(d - b'0'));
+            u8::try_from(n).ok()
+        };
+        let (white_hand, black_hand) = (hand(wh)?, hand(&bh[1..])?);
+        Some(Position { white, black, white_hand, black_hand, to_move })
+    }
+
     /// Why this position cannot occur in a game of `variant` from its
     /// start, if it cannot: [`Position::check_any_start`], and placement
     /// alternates, White first.
@@ -282,7 +360,13 @@ impl Position {
 
     /// Writes the position in notation.
     pub fn notation(&self, variant: &Variant) -> String {
-        let mut s = String::new();
+        let mut s = String::with_capacity(9 * variant.board().rings() + 8);
+        self.write_notation(variant, &mut s);
+        s
+    }
+
+    /// Appends the position in notation to `s`.
+    pub fn write_notation(&self, variant: &Variant, s: &mut String) {
         for r in 0..variant.board().rings() {
             if r > 0 {
                 s.push('/');
@@ -298,11 +382,13 @@ impl Position {
                 });
             }
         }
-        let side = match self.to_move {
-            Color::White => 'w',
-            Color::Black => 'b',
-        };
-        format!("{s} {side} {} {}", self.white_hand, self.black_hand)
+        s.push_str(match self.to_move {
+            Color::White => " w ",
+            Color::Black => " b ",
+        });
+        push_number(s, self.white_hand);
+        s.push(' ');
+        push_number(s, self.black_hand);
     }
 
     /// The board in the style of the classic diagram, with the stones on it.
@@ -424,6 +510,56 @@ mod tests {
         let p = Position::parse("......../......../........ w 9 9", &v).unwrap();
         assert_eq!(p, Position::start(&v));
         assert_eq!(p.notation(&v), "......../......../........ w 9 9");
+    }
+
+    /// The quick reading of well-formed text and the word-by-word one
+    /// agree on every text, and the quick one declines what it does not
+    /// read exactly.
+    #[test]
+    fn plain_notation_is_read_as_the_long_way_reads_it() {
+        let mut rng = crate::testing::SplitMix64(7);
+        for name in ["nine", "six", "twelve"] {
+            let v = Variant::named(name).unwrap();
+            let rings = v.board().rings();
+            let mut texts: Vec<String> = vec![
+                " ......../......../........ w 9 9 ".into(),
+                "......../......../........  w 9 9".into(),
+                "......../......../........ w 09 9".into(),
+                "......../......../........ w 300 9".into(),
+                "......../......../........ w 9 9 x".into(),
+                "......../......../........\tw 9 9".into(),
+                "......../......../........ x 9 9".into(),
+                "WWW..B../....B.B./........ b 0 0".into(),
+                "WWW..B../....B.B/........ b 0 0".into(),
+                "WWW..B../....B.B./.......é b 0 0".into(),
+                "......../........ b 5 6".into(),
+            ];
+            for _ in 0..2000 {
+                let mut t: String = (0..9 * rings - 1)
+                    .map(|i| match (i % 9, rng.next_u64() % 3) {
+                        (8, _) => '/',
+                        (_, 0) => 'W',
+                        (_, 1) => 'B',
+                        _ => '.',
+                    })
+                    .collect();
+                let side = if rng.next_u64().is_multiple_of(2) { " w " } else { " b " };
+                t.push_str(side);
+                t.push_str(&format!("{} {}", rng.next_u64() % 13, rng.next_u64() % 13));
+                texts.push(t);
+            }
+            for t in &texts {
+                let slow = Position::parse_words(t, &v, true);
+                let quick = Position::parse_with(t, &v, true);
+                assert_eq!(quick, slow, "{t:?} in {name}");
+                if let Some(p) = Position::parse_plain(t.as_bytes(), rings) {
+                    assert!(slow.is_err() || slow == Ok(p), "{t:?}");
+                }
+                if let Ok(p) = slow {
+                    assert_eq!(Position::parse_with(&p.notation(&v), &v, true), Ok(p));
+                }
+            }
+        }
     }
 
     #[test]

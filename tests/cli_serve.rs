@@ -481,3 +481,95 @@ fn move_answers_the_perfect_players_choice_of_play() {
         assert!(error.contains(needle), "{target}: {error}");
     }
 }
+
+impl Server {
+    /// `POST target` with `body` (JSON): (status, body).
+    fn post(&self, target: &str, body: &str) -> (u16, String) {
+        let request = format!(
+            "POST {target} HTTP/1.0\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        let (status, _, body) = self.raw(request.as_bytes());
+        (status, body)
+    }
+}
+
+/// A JSON list of strings.
+fn json_list(items: &[&str]) -> String {
+    serde_json::to_string(items).unwrap()
+}
+
+#[test]
+fn probe_answers_a_list_as_morris_probe_answers_its_lines() {
+    let server = Server::start(six());
+    let positions = [
+        "start",
+        "bogus",
+        "WWW...../BBB..... w 0 0",
+        "W......./........ b 5 6",
+        "WWW..B../....B.B./........ w 0 0",
+    ];
+    for moves in [false, true] {
+        let target = format!("/api/probe?variant=six{}", if moves { "&moves=1" } else { "" });
+        let (status, body) = server.post(&target, &json_list(&positions));
+        assert_eq!(status, 200, "{body}");
+        let answers: Vec<Json> = serde_json::from_str(&body).unwrap();
+        let mut args = vec!["--variant", "six", "probe"];
+        if moves {
+            args.push("--moves");
+        }
+        let cli = common::morris_with_input(six(), &args, &(positions.join("\n") + "\n"));
+        let lines: Vec<Json> =
+            text(&cli.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(answers, lines);
+        assert_eq!(answers[1]["line"], 2);
+        assert!(answers[1]["error"].as_str().unwrap().contains("position 'bogus'"));
+        assert_eq!(answers[0]["value"], "draw");
+        assert_eq!(answers[0].get("moves").is_some(), moves);
+    }
+    let (status, body) = server.post("/api/probe?variant=six", "[]");
+    assert_eq!((status, body.as_str()), (200, "[]\n"));
+}
+
+#[test]
+fn probe_takes_at_most_10000_positions_and_json_lists_only() {
+    let server = Server::start(six());
+    let many = vec!["WWW...../BBB..... w 0 0"; 10_000];
+    let (status, body) = server.post("/api/probe?variant=six", &json_list(&many));
+    assert_eq!(status, 200, "{}", &body[..body.len().min(300)]);
+    let answers: Vec<Json> = serde_json::from_str(&body).unwrap();
+    assert_eq!(answers.len(), 10_000);
+    assert!(answers.iter().all(|a| a["exact"] == true));
+
+    let too_many = vec!["WWW...../BBB..... w 0 0"; 10_001];
+    let (status, body) = server.post("/api/probe?variant=six", &json_list(&too_many));
+    assert_eq!(status, 413, "{body}");
+    let error: Json = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        error["error"],
+        "the body lists 10001 positions; /api/probe answers at most 10000 at a time: split the list"
+    );
+
+    for (body, why) in [
+        ("{\"positions\": []}", "does not start with '['"),
+        ("[1, 2]", "expected a string"),
+        ("[\"start\"", "expected ',' or ']'"),
+    ] {
+        let (status, answer) = server.post("/api/probe?variant=six", body);
+        assert_eq!(status, 400, "{answer}");
+        assert!(
+            answer.contains("the body must be a JSON list of positions") && answer.contains(why),
+            "{answer}"
+        );
+    }
+    let (status, body) = server.get("/api/probe?variant=six");
+    assert_eq!(status, 405, "{body}");
+    assert!(body.contains("POST a JSON list of positions"), "{body}");
+    let (status, body) = server.post("/api/probe?variant=ten", "[]");
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = server.post("/api/probe", "[]");
+    assert_eq!(status, 400, "{body}");
+    // The server goes on answering.
+    assert_eq!(server.get("/api/variants").0, 200);
+}

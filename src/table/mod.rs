@@ -47,5 +47,5 @@ mod writer;
 mod tests;
 
 pub use format::{TableError, TableInfo, BLOCK_CELLS, FORMAT_VERSION, ZSTD_LEVEL};
-pub use reader::Table;
+pub use reader::{cell_in_planes, Table};
 pub use writer::{max_table_bytes, write_table, write_table_with, WriteOptions};

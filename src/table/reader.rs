@@ -105,6 +105,30 @@ impl<B: AsRef<[u8]>> Table<B> {
         Ok(cells[(index % b.block_cells) as usize])
     }
 
+    /// Cells per block: the cells of slots `b * block_cells ..` lie in
+    /// block `b`.
+    pub fn block_cells(&self) -> u64 {
+        self.blocks.block_cells
+    }
+
+    /// Checks and decompresses block `block` into `planes`, bypassing the
+    /// block cache: for readers that visit each block once, as a batch of
+    /// probes grouped by block does. `planes` is resized to twice the
+    /// block's cells: their low bytes, then their high bytes
+    /// ([`cell_in_planes`] reads one), so that a reader that needs a few
+    /// cells of the block does not interleave them all.
+    pub fn read_block_planes(&self, block: usize, planes: &mut Vec<u8>) -> Result<(), TableError> {
+        let b = &self.blocks;
+        if block >= b.ends.len() {
+            return Err(TableError::OutOfRange {
+                path: b.path.clone(),
+                index: block as u64 * b.block_cells,
+                slots: b.info.slots,
+            });
+        }
+        b.decode_planes(self.bytes.as_ref(), block, b.block_len(block), planes)
+    }
+
     /// All cells, every block checked.
     pub fn read_all(&self) -> Result<Vec<u16>, TableError> {
         let b = &self.blocks;
@@ -217,13 +241,28 @@ impl Blocks {
     /// Checks block `block` of the file `bytes` and decompresses it into
     /// `out` (exactly its length).
     fn decode(&self, bytes: &[u8], block: usize, out: &mut [u16]) -> Result<(), TableError> {
+        let mut planes = Vec::new();
+        self.decode_planes(bytes, block, out.len(), &mut planes)?;
+        cells_of_planes(&planes, out);
+        Ok(())
+    }
+
+    /// Checks block `block` of the file `bytes`, of `cells` cells, and
+    /// decompresses its byte planes into `planes` (resized to fit).
+    fn decode_planes(
+        &self,
+        bytes: &[u8],
+        block: usize,
+        cells: usize,
+        planes: &mut Vec<u8>,
+    ) -> Result<(), TableError> {
         let record = self.record(bytes, block);
         let (frame, crc) = record.split_at(record.len() - CRC_LEN);
         if crc32fast::hash(frame).to_le_bytes() != crc {
             return Err(self.corrupt(format!("block {block}: checksum mismatch")));
         }
-        let mut planes = vec![0u8; 2 * out.len()];
-        let n = decompress(frame, &mut planes)
+        planes.resize(2 * cells, 0);
+        let n = decompress(frame, planes)
             .map_err(|e| self.corrupt(format!("block {block}: cannot decompress: {e}")))?;
         if n != planes.len() {
             return Err(self.corrupt(format!(
@@ -231,9 +270,14 @@ impl Blocks {
                 planes.len()
             )));
         }
-        cells_of_planes(&planes, out);
         Ok(())
     }
+}
+
+/// Cell `i` of a block read by [`Table::read_block_planes`].
+#[inline]
+pub fn cell_in_planes(planes: &[u8], i: usize) -> u16 {
+    u16::from_le_bytes([planes[i], planes[planes.len() / 2 + i]])
 }
 
 /// Decompresses one zstd frame into `out`, returning its decompressed size.

@@ -103,16 +103,7 @@ pub fn parse_position_in(
     extended: bool,
     hint: &str,
 ) -> Result<Position> {
-    let variant = db.variant();
-    let refused = match parse_position(variant, text) {
-        Ok(position) => return Ok(position),
-        Err(refused) => refused,
-    };
-    match Position::parse_any_start(text, variant) {
-        Ok(p) if extended || db.has(Sector::of(&p.state())) => Ok(p),
-        Ok(_) => bail!("{refused}; for a game from another start, {hint}"),
-        Err(_) => Err(refused),
-    }
+    Ok(morris::probe::parse_position(db, text, extended, hint)?)
 }
 
 /// How the game ended in `end`.

@@ -10,6 +10,7 @@ mod json;
 mod match_;
 mod plan;
 mod play;
+mod probe;
 mod progress;
 mod query;
 mod sectors;
@@ -54,6 +55,8 @@ enum Command {
     Verify(verify::Args),
     /// The value of a position, every legal move with its value, and a perfect-play line.
     Query(query::Args),
+    /// Values of many positions, one per line of input, as JSON lines or TSV.
+    Probe(probe::Args),
     /// A game against the perfect player in the terminal.
     Play(play::Args),
     /// A board page and a JSON API over the database, on localhost.
@@ -94,6 +97,7 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Stats(args) => stats::run(&global.database()?, args, &mut out)?,
         Command::Verify(args) => verify::run(&global.database()?, args, &mut out)?,
         Command::Query(args) => query::run(&global.database()?, args, &mut out)?,
+        Command::Probe(args) => probe::run(&global.database()?, args, &mut out)?,
         Command::Play(args) => {
             let echo = !io::stdin().is_terminal();
             play::run(&global.database()?, args, &mut io::stdin().lock(), echo, &mut out)?

@@ -150,8 +150,17 @@ pub fn is_query(path: &str) -> bool {
     path == "/api/query" || path == "/api/move"
 }
 
+/// Whether the route of `target` takes a request body (`POST
+/// /api/probe`); the bodies of other requests are dropped unread.
+pub fn takes_body(target: &str) -> bool {
+    target.split('?').next() == Some("/api/probe")
+}
+
 /// The answer to any request but `/api/query`.
-pub fn answer(site: &Site, method: &str, url: &str) -> Reply {
+pub fn answer(site: &Site, method: &str, url: &str, body: &[u8]) -> Reply {
+    if takes_body(url) {
+        return probe_of(site, method, url, body).unwrap_or_else(|reply| reply);
+    }
     let target = match checked(method, url) {
         Ok(t) => t,
         Err(reply) => return reply,
@@ -164,7 +173,7 @@ pub fn answer(site: &Site, method: &str, url: &str) -> Reply {
         "/api/stats" => stats_of(site, &target),
         path => Err(Reply::error(
             404,
-            &format!("no such route: {path} (routes: /, /api/variants, /api/query, /api/move, /api/stats, /api/distances)"),
+            &format!("no such route: {path} (routes: /, /api/variants, /api/query, /api/move, /api/probe, /api/stats, /api/distances)"),
         )),
     };
     result.unwrap_or_else(|reply| reply)
@@ -323,6 +332,159 @@ fn query_of(queries: &mut Queries, target: &Target) -> Result<Reply, Reply> {
     Ok(Reply::json(body))
 }
 
+/// The most positions one `POST /api/probe` may ask (10,000 take some
+/// 400 KB of JSON, within the server's body limit).
+pub const PROBE_LIMIT: usize = 10_000;
+
+/// `POST /api/probe?variant=V[&moves=1]` with a JSON list of positions as
+/// its body: a JSON list of what `morris probe` answers for them, in
+/// order, an error object for each position that cannot be answered
+/// (whose `line` is its place in the list, from 1). Answered from the
+/// tables alone: a placement position without its table is an error
+/// object that points to `/api/query`, which searches. 413 beyond
+/// [`PROBE_LIMIT`] positions.
+fn probe_of(site: &Site, method: &str, url: &str, body: &[u8]) -> Result<Reply, Reply> {
+    if method != "POST" {
+        return Err(Reply::error(
+            405,
+            &format!("method {method} is not allowed: POST a JSON list of positions to /api/probe"),
+        ));
+    }
+    let target = Target::parse(url).map_err(|e| Reply::bad_request(&e))?;
+    target.only(&["variant", "moves"]).map_err(|e| Reply::bad_request(&e))?;
+    let db = site.database(target.require("variant").map_err(|e| Reply::bad_request(&e))?)?;
+    let moves = match target.get("moves") {
+        None | Some("0") | Some("false") => false,
+        Some("1") | Some("true") => true,
+        Some(other) => {
+            return Err(Reply::bad_request(&format!(
+                "parameter 'moves' is '{other}': expected 1 or 0"
+            )))
+        }
+    };
+    let texts = json_strings(body).map_err(|why| {
+        Reply::bad_request(&format!(
+            "the body must be a JSON list of positions (strings in the notation of `morris query`): {why}"
+        ))
+    })?;
+    if texts.len() > PROBE_LIMIT {
+        return Err(Reply::error(
+            413,
+            &format!(
+                "the body lists {} positions; /api/probe answers at most {PROBE_LIMIT} at a time: split the list",
+                texts.len()
+            ),
+        ));
+    }
+    let parsed: Vec<Result<Position, String>> = texts
+        .iter()
+        .map(|t| parse_position_in(db, t, false, EXTENDED).map_err(|e| one_line(&e)))
+        .collect();
+    let positions: Vec<Position> = parsed.iter().filter_map(|p| p.as_ref().ok().copied()).collect();
+    let options = morris::probe::ProbeOptions { moves };
+    let answers = morris::probe::probe(
+        db,
+        &positions,
+        options,
+        None,
+        " in /api/probe: ask /api/query, which searches",
+    );
+    let mut answers = answers.iter();
+    let mut out = String::with_capacity(texts.len() * if moves { 600 } else { 100 } + 4);
+    out.push('[');
+    for (i, (p, text)) in parsed.iter().zip(&texts).enumerate() {
+        out.push_str(if i == 0 { "\n  " } else { ",\n  " });
+        let answer = match p {
+            Err(e) => Err(e.clone()),
+            Ok(_) => answers
+                .next()
+                .expect("one answer per position")
+                .as_ref()
+                .map_err(crate::probe::error_text),
+        };
+        match answer {
+            Ok(probed) => crate::probe::write_json(db.variant(), probed, &mut out),
+            Err(e) => crate::probe::write_json_error(i as u64 + 1, text, &e, &mut out),
+        }
+    }
+    out.push_str(if texts.is_empty() { "]\n" } else { "\n]\n" });
+    Ok(Reply::json(out.into_bytes()))
+}
+
+/// The strings of a JSON list of strings, or what is wrong with it.
+fn json_strings(body: &[u8]) -> Result<Vec<String>, String> {
+    let text = std::str::from_utf8(body).map_err(|_| "it is not UTF-8".to_string())?;
+    let mut chars = text.char_indices().peekable();
+    let skip = |chars: &mut std::iter::Peekable<std::str::CharIndices>| {
+        while chars.peek().is_some_and(|(_, c)| c.is_ascii_whitespace()) {
+            chars.next();
+        }
+    };
+    let at = |chars: &mut std::iter::Peekable<std::str::CharIndices>| {
+        chars.peek().map_or(format!("at its end (byte {})", text.len()), |(i, c)| {
+            format!("'{}' at byte {i}", c.escape_default())
+        })
+    };
+    skip(&mut chars);
+    if chars.next().map(|(_, c)| c) != Some('[') {
+        return Err("it does not start with '['".into());
+    }
+    let mut strings = Vec::new();
+    skip(&mut chars);
+    if chars.peek().map(|(_, c)| *c) == Some(']') {
+        chars.next();
+    } else {
+        loop {
+            skip(&mut chars);
+            if chars.next().map(|(_, c)| c) != Some('"') {
+                return Err(format!("expected a string {}", at(&mut chars)));
+            }
+            let mut s = String::new();
+            loop {
+                match chars.next() {
+                    None => return Err("a string is not closed".into()),
+                    Some((_, '"')) => break,
+                    Some((_, '\\')) => match chars.next().map(|(_, c)| c) {
+                        Some('"') => s.push('"'),
+                        Some('\\') => s.push('\\'),
+                        Some('/') => s.push('/'),
+                        Some('b') => s.push('\u{8}'),
+                        Some('f') => s.push('\u{c}'),
+                        Some('n') => s.push('\n'),
+                        Some('r') => s.push('\r'),
+                        Some('t') => s.push('\t'),
+                        Some('u') => {
+                            let hex: String =
+                                (0..4).filter_map(|_| chars.next().map(|(_, c)| c)).collect();
+                            let code = u32::from_str_radix(&hex, 16)
+                                .map_err(|_| format!("bad escape \\u{hex}"))?;
+                            // Surrogates and other non-characters become U+FFFD.
+                            s.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                        }
+                        _ => return Err("a bad escape in a string".into()),
+                    },
+                    Some((_, c)) if (c as u32) < 0x20 => {
+                        return Err("a control character in a string".into())
+                    }
+                    Some((_, c)) => s.push(c),
+                }
+            }
+            strings.push(s);
+            skip(&mut chars);
+            match chars.next().map(|(_, c)| c) {
+                Some(',') => continue,
+                Some(']') => break,
+                _ => return Err(format!("expected ',' or ']' {}", at(&mut chars))),
+            }
+        }
+    }
+    skip(&mut chars);
+    if chars.peek().is_some() {
+        return Err(format!("something follows the list: {}", at(&mut chars)));
+    }
+    Ok(strings)
+}
+
 /// 404 for a missing sector (the message names the solve command), 400
 /// for a move that cannot be played, 500 for damaged tables; the message
 /// is the CLI's, causes included.
@@ -461,6 +623,19 @@ mod tests {
     use super::*;
     use morris::value::Value;
     use morris::variant::VARIANT_NAMES;
+
+    #[test]
+    fn probe_bodies_are_read_as_json_lists_of_strings() {
+        assert_eq!(json_strings(b" [ ] ").unwrap(), Vec::<String>::new());
+        assert_eq!(
+            json_strings(br#"["start", "a\"b\\c\u0041\n" ,"x"]"#).unwrap(),
+            ["start", "a\"b\\cA\n", "x"]
+        );
+        for bad in [&b""[..], b"{}", b"[1]", b"[\"a\",]", b"[\"a\"", b"[\"a\"] x", b"[\"a", b"\xff"]
+        {
+            assert!(json_strings(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
 
     #[test]
     fn every_known_variant_is_served_and_nothing_else() {

@@ -77,13 +77,15 @@ pub async fn converse(shared: &'static Shared, mut stream: TcpStream, busy: Arc<
             );
             return refuse(stream, Reply::error(413, &message), &limits, LINGER).await;
         }
-        // No route takes a body yet: it is read (within the limits, so the
-        // connection can go on) and dropped.
+        // Only `POST /api/probe` takes a body; any other is read (within
+        // the limits, so the connection can go on) and dropped.
         let deadline = Instant::now() + limits.request;
-        if let Err(refusal) = skip_body(&mut stream, &mut buf, head.length, deadline).await {
-            return refuse(stream, refusal, &limits, LINGER).await;
-        }
-        let reply = match answer(shared, &head, &mut stream, &mut buf, &limits).await {
+        let keep = head.method == "POST" && api::takes_body(&head.target);
+        let body = match read_body(&mut stream, &mut buf, head.length, keep, deadline).await {
+            Ok(body) => body,
+            Err(refusal) => return refuse(stream, refusal, &limits, LINGER).await,
+        };
+        let reply = match answer(shared, &head, body, &mut stream, &mut buf, &limits).await {
             Some(reply) => reply,
             None => return, // the client has gone
         };
@@ -230,15 +232,22 @@ fn parse(buf: &[u8], limits: &Limits) -> Result<Option<(Head, usize)>, Refusal> 
     Ok(Some((head, used)))
 }
 
-/// Reads and drops `length` bytes of body, part of which may be in `buf`.
-async fn skip_body(
+/// Reads `length` bytes of body (already held under the body limit),
+/// part of which may be in `buf`: kept when `keep`, else dropped.
+async fn read_body(
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,
     length: u64,
+    keep: bool,
     deadline: Instant,
-) -> Result<(), Refusal> {
+) -> Result<Vec<u8>, Refusal> {
+    let mut body = Vec::new();
     let mut left = length;
     let have = (buf.len() as u64).min(left);
+    if keep {
+        body.reserve_exact(length as usize);
+        body.extend_from_slice(&buf[..have as usize]);
+    }
     buf.drain(..have as usize);
     left -= have;
     let mut chunk = [0u8; 8192];
@@ -247,10 +256,15 @@ async fn skip_body(
         match timeout_at(deadline, stream.read(&mut chunk[..want])).await {
             Err(_) => return Err(Reply::error(408, "the request's body was not sent in time")),
             Ok(Ok(0)) | Ok(Err(_)) => return Err(Reply::bad_request("the body ended early")),
-            Ok(Ok(n)) => left -= n as u64,
+            Ok(Ok(n)) => {
+                left -= n as u64;
+                if keep {
+                    body.extend_from_slice(&chunk[..n]);
+                }
+            }
         }
     }
-    Ok(())
+    Ok(body)
 }
 
 /// The reply to a whole request, or `None` if the client went away while
@@ -258,6 +272,7 @@ async fn skip_body(
 async fn answer(
     shared: &'static Shared,
     head: &Head,
+    body: Vec<u8>,
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,
     limits: &Limits,
@@ -303,9 +318,9 @@ async fn answer(
     } else if path.starts_with("/api/") {
         &shared.lookups
     } else {
-        return Some(api::answer(shared.site, method, url));
+        return Some(api::answer(shared.site, method, url, &body));
     };
-    match lane.submit(method, url) {
+    match lane.submit(method, url, body) {
         Ok(reply) => {
             let reply =
                 async { reply.await.unwrap_or_else(|_| Reply::error(500, "a worker died")) };

@@ -22,6 +22,8 @@ use tokio::sync::{oneshot, watch};
 struct Job {
     method: String,
     url: String,
+    /// The request's body (`POST /api/probe`; empty for the others).
+    body: Vec<u8>,
     reply: oneshot::Sender<Reply>,
 }
 
@@ -42,7 +44,7 @@ impl Lane {
         worker: impl Fn() -> W + Send + Sync + 'static,
     ) -> Lane
     where
-        W: FnMut(&str, &str) -> Reply,
+        W: FnMut(&str, &str, &[u8]) -> Reply,
     {
         let (queue, jobs) = mpsc::sync_channel::<Job>(capacity);
         let jobs = Arc::new(Mutex::new(jobs));
@@ -57,7 +59,7 @@ impl Lane {
                     if job.reply.is_closed() {
                         continue; // its client has gone
                     }
-                    let reply = answer(&job.method, &job.url);
+                    let reply = answer(&job.method, &job.url, &job.body);
                     log_failure(&job.url, &reply);
                     let _ = job.reply.send(reply);
                 }
@@ -67,9 +69,14 @@ impl Lane {
     }
 
     /// Queues a request; 503 if the queue is full.
-    pub fn submit(&self, method: &str, url: &str) -> Result<oneshot::Receiver<Reply>, Reply> {
+    pub fn submit(
+        &self,
+        method: &str,
+        url: &str,
+        body: Vec<u8>,
+    ) -> Result<oneshot::Receiver<Reply>, Reply> {
         let (reply, answer) = oneshot::channel();
-        let job = Job { method: method.to_string(), url: url.to_string(), reply };
+        let job = Job { method: method.to_string(), url: url.to_string(), body, reply };
         match self.queue.try_send(job) {
             Ok(()) => Ok(answer),
             Err(_) => Err(busy(self.what, self.capacity)),
@@ -147,7 +154,8 @@ fn panic_text(panic: &(dyn Any + Send)) -> String {
     }
 }
 
-/// The pool answering lookups (`/api/query` from tables) and listings:
+/// The pool answering lookups (`/api/query` from tables, `/api/probe`)
+/// and listings:
 /// `threads` workers, each with its own queries on the shared tables. A
 /// lookup that needs a search after all (a move into a sector without a
 /// table) gets a small transposition table and `seconds`.
@@ -155,11 +163,11 @@ pub fn lookups(site: &'static api::Site, threads: usize, capacity: usize, second
     Lane::start("requests", threads, capacity, move || {
         let options = SearchOptions { transposition_bytes: 4 << 20 };
         let mut queries = api::Queries::new(site, options);
-        move |method: &str, url: &str| {
+        move |method: &str, url: &str, body: &[u8]| {
             let path = url.split('?').next().unwrap_or("");
             if !api::is_query(path) {
                 return budgeted(url, Budget::default(), seconds, || {
-                    api::answer(site, method, url)
+                    api::answer(site, method, url, body)
                 })
                 .0;
             }
@@ -180,7 +188,7 @@ pub fn reads(site: &'static api::Site, capacity: usize) -> Lane {
     Lane::start("table reads", 1, capacity, move || {
         lower_priority();
         let mut reads = api::Reads::new(site);
-        move |method: &str, url: &str| {
+        move |method: &str, url: &str, _body: &[u8]| {
             budgeted(url, Budget::default(), 0, || api::answer_table_read(&mut reads, method, url))
                 .0
         }
