@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 
 /// Every table of a database read into memory once: a value is a rank
 /// and an array read, with no block to decompress. For matches on a
@@ -44,6 +45,85 @@ impl<'db> Memory<'db> {
             cells.insert(sector, db.load_cells(sector)?);
         }
         Ok(Memory { db, cells })
+    }
+}
+
+/// Decompressed blocks of a database's tables, shared by every game of a
+/// match and kept up to a memory budget: for variants whose tables do not
+/// fit in memory as cells (nine: 27 G states). A game's positions keep to
+/// a few sectors, and matches replay the same openings, so most values
+/// come from blocks already decompressed; the table's own cache of 8
+/// blocks is far too small for the thousands of positions a tie-break
+/// looks at.
+pub struct Blocks<'db> {
+    db: &'db Database,
+    /// Blocks each shard may hold before it drops one.
+    per_shard: usize,
+    shards: Vec<Mutex<BlockMap>>,
+}
+
+/// One shard of [`Blocks`]: decompressed cells by sector and block.
+type BlockMap = HashMap<(Sector, u32), Arc<[u16]>>;
+
+/// Shards of [`Blocks`]: enough that threads rarely wait on one lock.
+const BLOCK_SHARDS: usize = 64;
+
+impl<'db> Blocks<'db> {
+    /// An empty cache over `db` holding at most about `budget_bytes` of
+    /// decompressed cells.
+    pub fn new(db: &'db Database, budget_bytes: u64) -> Blocks<'db> {
+        // Blocks hold 16 Ki cells of 2 bytes in today's format; a smaller
+        // block only makes the budget looser.
+        let blocks = (budget_bytes / (2 * 16384)).max(BLOCK_SHARDS as u64) as usize;
+        let shards = (0..BLOCK_SHARDS).map(|_| Mutex::new(HashMap::new())).collect();
+        Blocks { db, per_shard: blocks / BLOCK_SHARDS, shards }
+    }
+
+    fn block(&self, sector: Sector, block: u32) -> Result<Arc<[u16]>, DbError> {
+        let key = (sector, block);
+        let shard = &self.shards[shard_of(key)];
+        if let Some(cells) = lock(shard).get(&key) {
+            return Ok(cells.clone());
+        }
+        // Decompressed without the lock, so other threads' hits go on.
+        let cells: Arc<[u16]> = self.db.table(sector)?.block(block as usize)?.into();
+        let mut map = lock(shard);
+        if map.len() >= self.per_shard {
+            // Any block will do: which ones a match needs again is not
+            // worth tracking at this size.
+            if let Some(&old) = map.keys().next() {
+                map.remove(&old);
+            }
+        }
+        map.insert(key, cells.clone());
+        Ok(cells)
+    }
+}
+
+fn shard_of((sector, block): (Sector, u32)) -> usize {
+    let s = sector;
+    let h = (u64::from(block) ^ (u64::from(s.mover) << 40) ^ (u64::from(s.opponent) << 48))
+        .wrapping_add(u64::from(s.mover_hand) << 56 | u64::from(s.opponent_hand) << 60)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 58) as usize % BLOCK_SHARDS
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // The maps only ever hold whole, checked blocks.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Values for Blocks<'_> {
+    type Error = DbError;
+    fn value(&self, state: &State) -> Result<Value, DbError> {
+        if state.mover_stones() < 3 {
+            return Ok(Value::Loss(0));
+        }
+        let sector = Sector::of(state);
+        let per_block = self.db.table(sector)?.block_cells();
+        let slot = self.db.indexer().sector(sector).rank(state.mover, state.opponent);
+        let cells = self.block(sector, (slot / per_block) as u32)?;
+        Ok(Value::from(Cell(cells[(slot % per_block) as usize])))
     }
 }
 

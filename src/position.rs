@@ -517,7 +517,7 @@ mod tests {
     /// read exactly.
     #[test]
     fn plain_notation_is_read_as_the_long_way_reads_it() {
-        let mut rng = crate::testing::SplitMix64(7);
+        let mut rng = crate::rng::Rng::new(7);
         for name in ["nine", "six", "twelve"] {
             let v = Variant::named(name).unwrap();
             let rings = v.board().rings();

@@ -549,7 +549,7 @@ mod tests {
 
     #[test]
     fn runs_cover_every_key_once_and_never_span_blocks() {
-        let mut rng = crate::testing::SplitMix64(29);
+        let mut rng = crate::rng::Rng::new(29);
         let sector = Sector::moving(5, 4);
         let mut keys: Vec<(u64, u32)> =
             (0..5_000).map(|i| (pack(sector, rng.next_u64() % 200_000), i)).collect();

@@ -5,7 +5,9 @@
 //! and the intervals are the Wilson intervals. The command is in
 //! `cli_match.rs`.
 
-use morris::arena::{difference, play_game, run_match, wilson, MatchSpec, Memory, Player, Rng};
+use morris::arena::{
+    difference, play_game, run_match, wilson, Blocks, MatchSpec, Memory, Player, Rng,
+};
 use morris::database::Database;
 use morris::driver::Quiet;
 use morris::game::{Game, Repetition};
@@ -262,5 +264,30 @@ fn query_and_memory_give_the_same_perfect_choice() {
             assert_eq!(by_query.mv, best[0].0, "{tie_break}");
         }
         let _ = best_draws(TieBreak::Replies, &v, memory(), &p.state(), &[]).unwrap();
+    }
+}
+
+#[test]
+fn blocks_kept_under_a_small_budget_give_the_same_match_as_memory() {
+    // The block cache `--lookup blocks` uses for nine, here so small (64
+    // blocks of six's 200-odd) that it drops blocks all the time: every
+    // value, and so every game, must be the same as from the cells in
+    // memory.
+    let v = six();
+    let spec = MatchSpec {
+        player: "perfect:balance:playon".parse().unwrap(),
+        opponent: "fallible:0.2".parse().unwrap(),
+        games: 30,
+        seed: 5,
+        max_plies: 200,
+        starts: vec![Position::start(&v)],
+        repetition: Repetition::Board,
+    };
+    let blocks = Blocks::new(db(), 0);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let from_blocks = pool.install(|| run_match(&v, &blocks, &spec).unwrap());
+    assert_eq!(from_blocks, pool.install(|| run_match(&v, memory(), &spec).unwrap()));
+    for p in random_positions(300, 9) {
+        assert_eq!(blocks.value(&p.state()).unwrap(), memory().value(&p.state()).unwrap());
     }
 }

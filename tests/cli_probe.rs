@@ -14,8 +14,8 @@ use common::{field, json, morris_with_input, scratch, text};
 use morris::database::Database;
 use morris::position::Position;
 use morris::query::{after, Exactness, Query};
+use morris::rng::Rng;
 use morris::rules::legal_moves;
-use morris::testing::SplitMix64;
 use morris::value::Value;
 use morris::variant::Variant;
 use serde_json::Value as Json;
@@ -55,7 +55,7 @@ fn probe(db: &Path, args: &[&str], input: &str) -> Output {
 /// and moving phase, each once.
 fn positions(games: usize) -> Vec<Position> {
     let v = six();
-    let mut rng = SplitMix64(2929);
+    let mut rng = Rng::new(2929);
     let mut seen = HashSet::new();
     let mut found = Vec::new();
     for _ in 0..games {

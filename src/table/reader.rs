@@ -129,6 +129,16 @@ impl<B: AsRef<[u8]>> Table<B> {
         b.decode_planes(self.bytes.as_ref(), block, b.block_len(block), planes)
     }
 
+    /// Block `block`'s cells, checked and decompressed, bypassing the
+    /// block cache: for callers that keep blocks themselves.
+    pub fn block(&self, block: usize) -> Result<Vec<u16>, TableError> {
+        let mut planes = Vec::new();
+        self.read_block_planes(block, &mut planes)?;
+        let mut cells = vec![0; planes.len() / 2];
+        cells_of_planes(&planes, &mut cells);
+        Ok(cells)
+    }
+
     /// All cells, every block checked.
     pub fn read_all(&self) -> Result<Vec<u16>, TableError> {
         let b = &self.blocks;

@@ -2,7 +2,9 @@
 
 use crate::common::{describe, parse_position, threads};
 use anyhow::{bail, Context, Result};
-use morris::arena::{run_match, wilson, End, MatchResult, MatchSpec, Memory, Player, Tally};
+use morris::arena::{
+    run_match, wilson, Blocks, End, MatchResult, MatchSpec, Memory, Player, Tally,
+};
 use morris::database::Database;
 use morris::game::Repetition;
 use morris::position::Position;
@@ -50,10 +52,17 @@ pub struct Args {
     repetition: Repetition,
 
     /// Where values come from: `memory` (every table read into memory
-    /// first; fast, needs the tables' size in memory) or `tables` (a
-    /// compressed block read per value, as `query` does).
+    /// first; fast, needs the tables' size in memory), `tables` (a
+    /// compressed block read per value, as `query` does) or `blocks`
+    /// (decompressed blocks kept for every game, up to --cache-mib: for
+    /// nine, whose tables do not fit in memory).
     #[arg(long, value_enum, default_value = "memory")]
     lookup: Lookup,
+
+    /// With `--lookup blocks`: the memory the decompressed blocks may
+    /// take, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    cache_mib: u64,
 
     /// Worker threads (games run in parallel). Default: all cores.
     #[arg(long, value_name = "T")]
@@ -68,6 +77,7 @@ pub struct Args {
 enum Lookup {
     Memory,
     Tables,
+    Blocks,
 }
 
 pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
@@ -94,6 +104,9 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let result = pool.install(|| -> Result<MatchResult> {
         Ok(match args.lookup {
             Lookup::Memory if needs_tables => run_match(variant, &Memory::load(db)?, &spec)?,
+            Lookup::Blocks if needs_tables => {
+                run_match(variant, &Blocks::new(db, args.cache_mib << 20), &spec)?
+            }
             _ => run_match(variant, db, &spec)?,
         })
     })?;
