@@ -8,9 +8,10 @@
 #
 # DB must hold the variant's whole tables (`morris --variant six --db DB
 # solve`: seconds for six). Defaults: six, 1000 games, 1 thread. PLAYERS and
-# OPPONENTS (space-separated specs) override the lists below; LOOKUP=tables
-# reads values block by block instead of loading every table into memory
-# (for nine on a machine with less memory than its tables).
+# OPPONENTS (space-separated specs) override the lists below; LOOKUP=blocks
+# keeps decompressed blocks up to 4 GiB instead of loading every table into
+# memory (for nine, whose tables do not fit in memory); LOOKUP=tables reads
+# a block per value.
 set -euo pipefail
 db=${1:?usage: scripts/match.sh DB [VARIANT [GAMES [THREADS]]]}
 variant=${2:-six}
