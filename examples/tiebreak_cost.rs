@@ -6,12 +6,13 @@
 //!
 //! The positions are those where the perfect player moves in GAMES games
 //! (default 40) of `perfect:uniform` against `fallible:0.2` from the start
-//! (played over the tables in memory first), at most POSITIONS of them
+//! (played over decompressed blocks kept in memory, `arena::Blocks`, so
+//! nine's tables need not fit), at most POSITIONS of them
 //! (default 400), every position timed once per style after one untimed
 //! pass over all of them (so the tables' pages are in the page cache).
 //! Prints the mean, the 95th percentile and the largest time per move.
 
-use morris::arena::{Memory, Player, Rng};
+use morris::arena::{Blocks, Player, Rng};
 use morris::database::Database;
 use morris::game::{Game, Repetition};
 use morris::position::{Color, Position};
@@ -33,10 +34,7 @@ fn main() {
     let count: usize = args.get(2).map_or(400, |a| a.parse().expect("POSITIONS: a number"));
     let games: u64 = args.get(3).map_or(40, |a| a.parse().expect("GAMES: a number"));
     let db = Database::new(&args[0], variant.clone());
-    let memory = Memory::load(&db).unwrap_or_else(|e| {
-        eprintln!("tiebreak_cost: {e}");
-        std::process::exit(1)
-    });
+    let memory = Blocks::new(&db, 4 << 30);
     let perfect: Player = "perfect:uniform".parse().unwrap();
     let fallible: Player = "fallible:0.2".parse().unwrap();
     let mut positions: Vec<Game> = Vec::new();
