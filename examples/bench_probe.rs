@@ -20,11 +20,15 @@ use morris::index::Sector;
 use morris::position::{Color, Position, State};
 use morris::query::Query;
 use morris::solve::moving_pairs;
-use morris::variant::{Bits, Variant};
+use morris::variant::Variant;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::Command;
+
+#[path = "support/xorshift.rs"]
+mod xorshift;
 use std::time::{Duration, Instant};
+use xorshift::XorShift;
 
 struct Options {
     max_stones: u32,
@@ -262,28 +266,4 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Options, Stri
         }
     }
     Ok(options)
-}
-
-/// Marsaglia's xorshift64*: enough randomness for benchmark inputs.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A set of `size` of the `points` points outside `taken`.
-    fn subset(&mut self, points: u32, size: u32, taken: Bits) -> Bits {
-        let mut set: Bits = 0;
-        while set.count_ones() < size {
-            let p = (self.next() >> 32) % points as u64;
-            if (taken | set) & (1 << p) == 0 {
-                set |= 1 << p;
-            }
-        }
-        set
-    }
 }

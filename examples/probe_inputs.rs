@@ -18,11 +18,17 @@
 
 use morris::database::Database;
 use morris::position::{Color, Position, State};
-use morris::rules::{status, Status};
 use morris::sectors::moving_sectors;
-use morris::variant::{Bits, Variant};
+use morris::variant::Variant;
 use std::io::Write;
 use std::path::PathBuf;
+
+// The positions of tests/query.rs, from the module that makes them there.
+#[path = "../tests/nine7/mod.rs"]
+mod nine7;
+#[path = "support/xorshift.rs"]
+mod xorshift;
+use xorshift::XorShift;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,7 +52,7 @@ fn main() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    tests.extend(query_test_positions(&v, 60).iter().map(|p| p.notation(&v)));
+    tests.extend(nine7::random_positions(60).iter().map(|p| p.notation(&v)));
     write(&out.join("shared.txt"), tests.iter().cycle().take(count));
 
     let db = Database::new(&db_dir, v.clone());
@@ -99,61 +105,4 @@ fn write<'a>(path: &std::path::Path, lines: impl Iterator<Item = &'a String>) {
         writeln!(f, "{line}").expect("write");
     }
     f.flush().expect("write");
-}
-
-/// `tests/nine7`'s `random_positions`: 3 against 3 or 4 stones, nothing
-/// in hand, from its fixed sequence; only positions where the game goes on.
-fn query_test_positions(v: &Variant, count: usize) -> Vec<Position> {
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move |n: u64| {
-        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (seed >> 33) % n
-    };
-    let mut found = Vec::new();
-    while found.len() < count {
-        let mut cells = ['.'; 24];
-        let (white, black) = [(3, 3), (3, 4), (4, 3)][next(3) as usize];
-        for (stone, n) in [('W', white), ('B', black)] {
-            let mut placed = 0;
-            while placed < n {
-                let i = next(24) as usize;
-                if cells[i] == '.' {
-                    cells[i] = stone;
-                    placed += 1;
-                }
-            }
-        }
-        let board: String =
-            cells.chunks(8).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("/");
-        let side = if next(2) == 0 { 'w' } else { 'b' };
-        let Ok(p) = Position::parse(&format!("{board} {side} 0 0"), v) else { continue };
-        if status(v, &p.state()) == Status::Playing {
-            found.push(p);
-        }
-    }
-    found
-}
-
-/// Marsaglia's xorshift64*, as in `bench_probe`.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A set of `size` of the `points` points outside `taken`.
-    fn subset(&mut self, points: u32, size: u32, taken: Bits) -> Bits {
-        let mut set: Bits = 0;
-        while set.count_ones() < size {
-            let p = (self.next() >> 32) % points as u64;
-            if (taken | set) & (1 << p) == 0 {
-                set |= 1 << p;
-            }
-        }
-        set
-    }
 }
