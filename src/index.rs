@@ -728,6 +728,7 @@ impl FreePoints {
 /// once and then ranks each successor with one symmetry image (more only
 /// when `O` is symmetric) and a compact rank, instead of the group's
 /// sixteen images per successor.
+#[derive(Clone, Copy)]
 pub struct MoverFrame<'a> {
     ix: &'a Indexer,
     /// The first slot of the mover's class.
