@@ -22,8 +22,7 @@ fn query(db: &Path, args: &[&str]) -> (String, usize, usize) {
     let line = err
         .lines()
         .map(|l| l.rsplit('\r').next().unwrap())
-        .filter(|l| l.starts_with("placement search ("))
-        .last()
+        .rfind(|l| l.starts_with("placement search ("))
         .unwrap_or_else(|| panic!("a summary in {err}"))
         .to_string();
     let number_before = |what: &str| -> usize {

@@ -41,7 +41,8 @@
 //! into the packed scores (no 2-byte cells of a whole sector in memory),
 //! and the file is written under `leaves/.lock` (an `flock`, so two
 //! queries do not write the same `.tmp` at once; the second waits and
-//! then finds the cache built) through [`crate::atomic_file`].
+//! then finds the cache built) through `atomic_file` (temporary file,
+//! sync, rename).
 
 use crate::index::Sector;
 use crate::table::Table;
@@ -144,7 +145,7 @@ pub fn pack_table<B: AsRef<[u8]> + Sync>(
     let slots = table.info().slots;
     let block_cells = table.block_cells() as usize;
     let mut packed = vec![0u8; data_bytes(slots)];
-    if block_cells % 4 != 0 {
+    if !block_cells.is_multiple_of(4) {
         // Not a layout this build writes; the slow way still works.
         return Ok(pack(&table.read_all()?));
     }
