@@ -17,6 +17,7 @@
 //! complete tables.
 
 pub mod checkpoint;
+pub mod leaf_cache;
 pub mod lock;
 pub mod space;
 
@@ -30,12 +31,14 @@ use crate::stats::Counts;
 use crate::table::{max_table_bytes, write_table, Table, TableError, TableInfo};
 use crate::value::{Cell, Value};
 use crate::variant::Variant;
+use leaf_cache::{Expected, LeafScores, Source};
 use memmap2::{Mmap, MmapMut};
 use std::collections::HashMap;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 // The solve driver's types, where callers of the solve methods of
@@ -163,6 +166,13 @@ pub struct Database {
     variant: Variant,
     indexer: Indexer,
     open: Mutex<HashMap<Sector, Arc<Table<Mmap>>>>,
+    /// The placement search's leaf scores, shared by every search on the
+    /// database: mapped cache files for as long as the database lives
+    /// (page cache, not memory of the process's own), copies in memory
+    /// while some search holds them.
+    leaves: Mutex<HashMap<Sector, SharedLeaves>>,
+    /// Set once a leaf cache could not be written: the rest are copied.
+    no_leaf_cache: AtomicBool,
     /// The directory's lock while this process solves into it.
     lock: Mutex<Option<lock::DirLock>>,
     /// How often a pair is checkpointed; `None`: never.
@@ -178,6 +188,8 @@ impl Database {
             variant,
             indexer,
             open: Mutex::new(HashMap::new()),
+            leaves: Mutex::new(HashMap::new()),
+            no_leaf_cache: AtomicBool::new(false),
             lock: Mutex::new(None),
             checkpoint_every: Some(DEFAULT_CHECKPOINT_INTERVAL),
         }
@@ -212,6 +224,12 @@ impl Database {
     /// Where the table of `sector` lives.
     pub fn table_path(&self, sector: Sector) -> PathBuf {
         self.dir.join(format!("{}-{}.mtb", self.variant.name(), sector))
+    }
+
+    /// Where the leaf cache of `sector` (the placement search's 2-bit
+    /// scores, derived from its table: [`leaf_cache`]) lives.
+    pub fn leaf_cache_path(&self, sector: Sector) -> PathBuf {
+        self.dir.join(LEAF_DIR).join(format!("{}-{}.wdl2", self.variant.name(), sector))
     }
 
     /// Where the checkpoint of a pair (both sides) lives: named after the
@@ -323,6 +341,136 @@ impl Database {
             .map_err(io_error(&self.table_path(sector), "allocate memory for the cells"))?;
         table.read_all_into(&mut cells)?;
         Ok(cells)
+    }
+
+    /// The win/draw/loss scores of every slot of `sector` (which must
+    /// have a table), for the placement search's leaves: shared with the
+    /// searches before if they are still at hand, else from the sector's
+    /// leaf cache file, made from the table first when it is missing,
+    /// stale or damaged, or copied from the table into memory when the
+    /// cache cannot be written (a read-only directory). A cache is never
+    /// why this fails: only the table can be.
+    pub fn leaf_scores(&self, sector: Sector) -> Result<(Arc<LeafScores>, LeafOrigin), DbError> {
+        if let Some(scores) = self.shared_leaf_scores(sector) {
+            return Ok((scores, LeafOrigin::Shared));
+        }
+        let (scores, origin) = self.load_leaf_scores(sector, false)?;
+        self.share_leaf_scores(sector, &scores);
+        Ok((scores, origin))
+    }
+
+    /// Scores of `sector` in place of `bad`, whose cache file has a block
+    /// that fails its checksum: the cache is made again from the table.
+    pub fn repair_leaf_scores(
+        &self,
+        sector: Sector,
+        bad: &Arc<LeafScores>,
+    ) -> Result<(Arc<LeafScores>, LeafOrigin), DbError> {
+        {
+            let mut shared = self.leaves.lock().unwrap();
+            if let Some(SharedLeaves::Mapped(s)) = shared.get(&sector) {
+                if Arc::ptr_eq(s, bad) {
+                    shared.remove(&sector);
+                }
+            }
+        }
+        if let Some(scores) = self.shared_leaf_scores(sector) {
+            return Ok((scores, LeafOrigin::Shared));
+        }
+        let (scores, origin) = self.load_leaf_scores(sector, true)?;
+        self.share_leaf_scores(sector, &scores);
+        Ok((scores, origin))
+    }
+
+    fn shared_leaf_scores(&self, sector: Sector) -> Option<Arc<LeafScores>> {
+        match self.leaves.lock().unwrap().get(&sector)? {
+            SharedLeaves::Mapped(s) => Some(s.clone()),
+            SharedLeaves::Copied(s) => s.upgrade(),
+        }
+    }
+
+    fn share_leaf_scores(&self, sector: Sector, scores: &Arc<LeafScores>) {
+        let shared = if scores.is_mapped() {
+            SharedLeaves::Mapped(scores.clone())
+        } else {
+            SharedLeaves::Copied(Arc::downgrade(scores))
+        };
+        self.leaves.lock().unwrap().insert(sector, shared);
+    }
+
+    /// The cache of `sector` if it is good (unless `rebuild`), else one
+    /// made from the table, else a copy in memory.
+    fn load_leaf_scores(
+        &self,
+        sector: Sector,
+        rebuild: bool,
+    ) -> Result<(Arc<LeafScores>, LeafOrigin), DbError> {
+        let table = self.table(sector)?;
+        let path = self.leaf_cache_path(sector);
+        // The scores from a map of the table of its own, unmapped when
+        // they are packed: the table this database keeps open would keep
+        // every page read (the whole file) in the process's resident set.
+        let pack = || -> Result<Vec<u8>, DbError> {
+            let table_path = self.table_path(sector);
+            let own = Table::open(&table_path, &self.variant.rules_key(), &sector.to_string())?;
+            Ok(leaf_cache::pack_table(&own)?)
+        };
+        let copy = || -> Result<_, DbError> {
+            Ok((Arc::new(LeafScores::copied(pack()?)), LeafOrigin::Copied))
+        };
+        let Ok(source) = Source::of(&table, &self.table_path(sector)) else {
+            return copy();
+        };
+        let expected = Expected {
+            sector,
+            rules_crc: crc32fast::hash(self.variant.rules_key().as_bytes()),
+            index_version: table.info().index_version,
+            slots: table.info().slots,
+            source,
+        };
+        let open = || match LeafScores::open(&path, &expected) {
+            Ok(Some(scores)) => Some((Arc::new(scores), LeafOrigin::Opened)),
+            _ => None,
+        };
+        if !rebuild {
+            if let Some(found) = open() {
+                return Ok(found);
+            }
+        }
+        if self.no_leaf_cache.load(Ordering::Relaxed) {
+            return copy();
+        }
+        // One writer at a time, across processes: a query that waited
+        // finds the cache another one made.
+        let Ok(_lock) = self.lock_leaf_dir() else {
+            self.no_leaf_cache.store(true, Ordering::Relaxed);
+            return copy();
+        };
+        if !rebuild {
+            if let Some(found) = open() {
+                return Ok(found);
+            }
+        }
+        let packed = pack()?;
+        if leaf_cache::write(&path, &expected, &packed).is_err() {
+            self.no_leaf_cache.store(true, Ordering::Relaxed);
+            return Ok((Arc::new(LeafScores::copied(packed)), LeafOrigin::Copied));
+        }
+        match LeafScores::open(&path, &expected) {
+            Ok(Some(scores)) => Ok((Arc::new(scores), LeafOrigin::Built)),
+            _ => Ok((Arc::new(LeafScores::copied(packed)), LeafOrigin::Copied)),
+        }
+    }
+
+    /// The lock of the leaf cache directory (created if need be), held
+    /// while a cache is written.
+    fn lock_leaf_dir(&self) -> std::io::Result<fs::File> {
+        let dir = self.dir.join(LEAF_DIR);
+        fs::create_dir_all(&dir)?;
+        let file =
+            fs::File::options().create(true).truncate(false).write(true).open(dir.join(".lock"))?;
+        file.lock()?;
+        Ok(file)
     }
 
     /// Takes the directory's lock for this process (once; later calls do
@@ -566,6 +714,28 @@ impl Database {
             |path, op, source| DbError::Io { path: path.to_owned(), op, source },
         )
     }
+}
+
+/// The directory of the leaf caches, inside the database directory.
+pub const LEAF_DIR: &str = "leaves";
+
+/// Leaf scores one database shares among its searches.
+enum SharedLeaves {
+    Mapped(Arc<LeafScores>),
+    Copied(Weak<LeafScores>),
+}
+
+/// Where [`Database::leaf_scores`] found a sector's scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeafOrigin {
+    /// Already at hand: an earlier search of this process had them.
+    Shared,
+    /// A cache file, mapped.
+    Opened,
+    /// A cache file made from the table just now, mapped.
+    Built,
+    /// A copy of the table in memory (no cache could be written).
+    Copied,
 }
 
 /// What a job needs while it runs ([`Database::job_needs`]).

@@ -1,15 +1,25 @@
 //! The leaves of the search: win, loss or draw of positions whose sector
-//! has a table, from a 2-bit copy of that table made on first use.
+//! has a table, from the sector's 2-bit scores.
 //!
 //! A probe is then a rank and one memory read instead of a block
-//! decompression. The copies of nine's whole moving phase take 2.3 GB
-//! (9.2 G slots at 2 bits). Which sectors have tables is asked of the
+//! decompression. The scores of nine's whole moving phase take 2.3 GB
+//! (9.2 G slots at 2 bits). They live in leaf cache files beside the
+//! tables (`<db>/leaves/<variant>-<sector>.wdl2`,
+//! [`crate::database::leaf_cache`]), made from a table the first time a
+//! search needs it and mapped from then on, so a query copies no table
+//! it has read before; the database shares the maps among all its
+//! searches, so `morris serve` opens each once. Where no cache can be
+//! written the scores are copied from the table into memory, as every
+//! query once did. A cache block that fails its checksum is never read:
+//! the sector's cache is made again from the table (once; a second
+//! failure is an error). Which sectors have tables is asked of the
 //! database once per sector, never per node.
 
-use crate::database::{Database, DbError};
+use crate::database::leaf_cache::LeafScores;
+use crate::database::{Database, DbError, LeafOrigin};
 use crate::index::Sector;
-use crate::value::Cell;
-use rayon::prelude::*;
+use crate::table::TableError;
+use std::sync::Arc;
 
 /// What is known of one sector.
 enum Leaf {
@@ -17,11 +27,11 @@ enum Leaf {
     Unknown,
     /// A placement sector without a table: the search goes on below it.
     Absent,
-    /// Scores packed four to a byte: 0 loss, 1 draw, 2 win.
-    Scores(Box<[u8]>),
+    /// Its scores; `repaired` once a damaged cache has been made again.
+    Scores { scores: Arc<LeafScores>, repaired: bool },
 }
 
-/// The 2-bit copies, one entry per possible sector.
+/// The sectors' scores, one entry per possible sector.
 pub struct Leaves {
     /// Counts run over `0..dim` (stones per side + 1).
     dim: usize,
@@ -29,11 +39,18 @@ pub struct Leaves {
     loaded: Loaded,
 }
 
-/// What copying the tables has cost.
+/// What getting the leaves' scores has cost.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Loaded {
+    /// Sectors whose scores the search reads.
     pub sectors: usize,
+    /// Their bytes (mapped or copied).
     pub bytes: usize,
+    /// Of those sectors, the ones whose cache file was made from the table.
+    pub built: usize,
+    /// Of those sectors, the ones copied into memory.
+    pub copied: usize,
+    /// The time it all took.
     pub time: std::time::Duration,
 }
 
@@ -47,7 +64,7 @@ impl Leaves {
         }
     }
 
-    /// Sectors copied so far, their bytes and the time it took.
+    /// What the sectors' scores have cost so far.
     pub fn loaded(&self) -> Loaded {
         self.loaded
     }
@@ -68,84 +85,57 @@ impl Leaves {
         slot: u64,
     ) -> Result<Option<i8>, DbError> {
         let i = self.entry(sector);
-        if let Leaf::Unknown = self.sectors[i] {
-            self.sectors[i] = self.load(db, sector)?;
-        }
-        Ok(match &self.sectors[i] {
-            Leaf::Scores(packed) => {
-                Some(decode(packed[(slot / 4) as usize] >> (2 * (slot % 4)) & 3))
+        loop {
+            match &self.sectors[i] {
+                Leaf::Scores { scores, repaired } => match scores.score(slot) {
+                    Ok(score) => return Ok(Some(score)),
+                    Err(bad) => {
+                        if *repaired {
+                            return Err(DbError::Table(TableError::Corrupt {
+                                path: bad.path,
+                                what: format!(
+                                    "leaf cache block {} fails its checksum again after the cache was made anew from the table",
+                                    bad.block
+                                ),
+                            }));
+                        }
+                        let bad = scores.clone();
+                        let started = std::time::Instant::now();
+                        let (scores, origin) = db.repair_leaf_scores(sector, &bad)?;
+                        self.count(&scores, origin, started, false);
+                        self.sectors[i] = Leaf::Scores { scores, repaired: true };
+                    }
+                },
+                Leaf::Absent => return Ok(None),
+                Leaf::Unknown => self.sectors[i] = self.load(db, sector)?,
             }
-            _ => None,
-        })
+        }
     }
 
+    #[cold]
     fn load(&mut self, db: &Database, sector: Sector) -> Result<Leaf, DbError> {
         if !sector.is_moving() && !db.has(sector) {
             return Ok(Leaf::Absent);
         }
         let started = std::time::Instant::now();
-        let packed = pack(&db.load_cells(sector)?);
-        self.loaded.sectors += 1;
-        self.loaded.bytes += packed.len();
+        let (scores, origin) = db.leaf_scores(sector)?;
+        self.count(&scores, origin, started, true);
+        Ok(Leaf::Scores { scores, repaired: false })
+    }
+
+    fn count(
+        &mut self,
+        scores: &LeafScores,
+        origin: LeafOrigin,
+        started: std::time::Instant,
+        new: bool,
+    ) {
+        if new {
+            self.loaded.sectors += 1;
+            self.loaded.bytes += scores.len();
+        }
+        self.loaded.built += (origin == LeafOrigin::Built) as usize;
+        self.loaded.copied += (origin == LeafOrigin::Copied) as usize;
         self.loaded.time += started.elapsed();
-        Ok(Leaf::Scores(packed))
-    }
-}
-
-/// Cells as 2-bit scores, in parallel (nine's largest sectors have 600 M
-/// cells, the whole moving phase 9.2 G).
-fn pack(cells: &[u16]) -> Box<[u8]> {
-    const BYTES: usize = 1 << 16;
-    let mut packed = vec![0u8; cells.len().div_ceil(4)];
-    packed.par_chunks_mut(BYTES).zip(cells.par_chunks(4 * BYTES)).for_each(|(out, cells)| {
-        for (byte, four) in out.iter_mut().zip(cells.chunks(4)) {
-            *byte = four.iter().enumerate().fold(0, |acc, (i, &c)| acc | code(c) << (2 * i));
-        }
-    });
-    packed.into_boxed_slice()
-}
-
-/// The 2-bit score of a stored cell: 0 loss, 1 draw, 2 win. A cell holds
-/// the depth + 1 (0 for a draw) and odd depths are wins, so even cells
-/// other than 0 are wins and odd cells losses (see [`Cell`]).
-#[inline]
-fn code(cell: u16) -> u8 {
-    if cell == Cell::DRAW.0 {
-        1
-    } else {
-        2 * (cell & 1 == 0) as u8
-    }
-}
-
-fn decode(code: u8) -> i8 {
-    code as i8 - 1
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn packing_keeps_every_cell() {
-        use crate::value::Value;
-        let values = [
-            Value::Win(1),
-            Value::Draw,
-            Value::Loss(0),
-            Value::Loss(4),
-            Value::Win(7),
-            Value::Win(201),
-        ];
-        let cells: Vec<u16> =
-            (0..100_003).map(|i| Cell::from(values[i % values.len()]).0).collect();
-        let packed = pack(&cells);
-        for i in 0..cells.len() {
-            let want = match values[i % values.len()] {
-                Value::Win(_) => 1,
-                Value::Draw => 0,
-                Value::Loss(_) => -1,
-            };
-            assert_eq!(decode(packed[i / 4] >> (2 * (i % 4)) & 3), want, "cell {i}");
-        }
     }
 }

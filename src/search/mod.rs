@@ -13,9 +13,11 @@
 //!
 //! What makes the search of nine's start feasible is the order of moves
 //! ([`order`]); the rest keeps each node cheap: a transposition table of
-//! fixed size ([`transpositions`]), leaves read from 2-bit copies of the
-//! tables (`leaves`), no allocation per node, and no question to the
-//! file system after a sector's first use.
+//! fixed size ([`transpositions`]), leaves read from 2-bit scores mapped
+//! from cache files beside the tables (`leaves`,
+//! [`crate::database::leaf_cache`]; copied from the tables where no cache
+//! can be written), no allocation per node, and no question to the file
+//! system after a sector's first use.
 //!
 //! A caller may bound a search in time or stop it from another thread
 //! ([`budget`]).
@@ -90,19 +92,25 @@ pub struct SearchStats {
     pub transpositions: u64,
     /// Entries the transposition table holds.
     pub remembered: u64,
-    /// Sector tables copied for the leaves.
+    /// Sectors whose 2-bit scores the leaves read.
     pub sectors_loaded: usize,
-    /// The bytes of those copies.
+    /// The bytes of those scores (mapped cache files or copies).
     pub leaf_bytes: usize,
-    /// The time the copies took.
+    /// Of those sectors, the ones whose leaf cache was made from the
+    /// table during this search.
+    pub leaf_caches_built: usize,
+    /// Of those sectors, the ones copied into memory (no cache could be
+    /// written).
+    pub leaf_copies: usize,
+    /// The time getting the scores took (opening, making or copying).
     pub loading: Duration,
     /// Time spent searching (copying tables included).
     pub elapsed: Duration,
 }
 
 impl SearchStats {
-    /// Nodes per second of search, not counting the time spent copying
-    /// tables.
+    /// Nodes per second of search, not counting the time spent getting
+    /// the leaves' scores.
     pub fn nodes_per_second(&self) -> f64 {
         self.nodes as f64 / self.elapsed.saturating_sub(self.loading).as_secs_f64().max(1e-9)
     }
@@ -175,6 +183,8 @@ impl<'a> Search<'a> {
             remembered: self.table.occupied(),
             sectors_loaded: loaded.sectors,
             leaf_bytes: loaded.bytes,
+            leaf_caches_built: loaded.built,
+            leaf_copies: loaded.copied,
             loading: loaded.time,
             elapsed: self.stats.elapsed + running,
             ..self.stats

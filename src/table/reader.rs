@@ -91,6 +91,15 @@ impl<B: AsRef<[u8]>> Table<B> {
         self.bytes.as_ref().len() as u64
     }
 
+    /// CRC-32 of the header and the offset table (every block's length),
+    /// as they are in the file: with the file's length and time, what
+    /// tells a derived file (the search's leaf cache) that the table it
+    /// was made from has been rewritten. Hashes only the front of the
+    /// file (half a MiB for nine's largest sectors).
+    pub fn fingerprint(&self) -> u32 {
+        crc32fast::hash(&self.bytes.as_ref()[..self.blocks.data_start])
+    }
+
     /// The cell at `index`.
     pub fn get(&self, index: u64) -> Result<u16, TableError> {
         let b = &self.blocks;

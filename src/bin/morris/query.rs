@@ -31,8 +31,11 @@ pub struct Args {
     json: bool,
 
     /// Memory for the transposition table of the placement search, in MiB
-    /// (besides it, the search keeps a 2-bit copy of each moving-phase
-    /// table it reads: 2.3 GB for the whole of nine).
+    /// (besides it, the search maps the 2-bit leaf cache of each
+    /// moving-phase table it reads, made beside the tables in `leaves/`
+    /// the first time: 2.3 GB for the whole of nine, page cache rather
+    /// than memory of its own; copied into memory where no cache can be
+    /// written).
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
     transposition_mib: usize,
 
@@ -89,13 +92,15 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
 /// What a placement search did, on one line.
 fn summary(s: &SearchStats) -> String {
     format!(
-        "{} nodes, {} transpositions ({} positions remembered), {} leaf probes, {} tables copied ({}, {:.1} s), {:.1} s in all, {} nodes",
+        "{} nodes, {} transpositions ({} positions remembered), {} leaf probes, {} leaf tables ({}, {} caches made, {} copied; {:.1} s), {:.1} s in all, {} nodes",
         s.nodes,
         s.transpositions,
         s.remembered,
         s.probes,
         s.sectors_loaded,
         crate::units::bytes(s.leaf_bytes as u64),
+        s.leaf_caches_built,
+        s.leaf_copies,
         s.loading.as_secs_f64(),
         s.elapsed.as_secs_f64(),
         crate::units::rate(s.nodes_per_second())
