@@ -51,7 +51,6 @@ use crate::index::{
 };
 use crate::stats::Counts;
 use crate::stats::{add_counts, tally};
-use crate::symmetry::Symmetries;
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
@@ -571,7 +570,7 @@ impl<'a> Pair<'a> {
             if progress.cancelled() {
                 return;
             }
-            self.init_around(side, self.ix.symmetries(), opponents[class], stabilisers[class]);
+            self.init_around(side, opponents[class], stabilisers[class]);
             let c = class as u64;
             progress.advance(slots * (c + 1) / classes - slots * c / classes);
         });
@@ -579,8 +578,9 @@ impl<'a> Pair<'a> {
 
     /// Initialises every state of `side` whose opponent holds the
     /// canonical set `opponent`, fixed by the symmetries in `stabiliser`.
-    fn init_around(&self, side: &Side, syms: &Symmetries, opponent: Bits, stabiliser: u32) {
+    fn init_around(&self, side: &Side, opponent: Bits, stabiliser: u32) {
         let board = self.v.board();
+        let syms = self.ix.symmetries();
         let free = board.all() & !opponent;
         let group = syms.len() as u32;
         let opponent_images = self.images.set(opponent);
