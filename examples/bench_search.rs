@@ -30,7 +30,10 @@ fn main() {
     // costs more than the search itself on these small games: 1 GiB is
     // the default, TT_MIB=16 shows the node rate of a warm table.
     let mib: usize = std::env::var("TT_MIB").ok().and_then(|s| s.parse().ok()).unwrap_or(1024);
-    let mut search = Search::with_options(&db, SearchOptions { transposition_bytes: mib << 20 });
+    let mut search = Search::with_options(
+        &db,
+        SearchOptions { transposition_bytes: mib << 20, ..SearchOptions::default() },
+    );
     let k2: u8 = args.get(3).map_or(k, |s| s.parse().expect("K2"));
     let start = State { mover: 0, opponent: 0, mover_hand: k, opponent_hand: k2 };
     let outcome = search.outcome(&start).expect("the moving phase is in the database");

@@ -49,7 +49,10 @@ fn main() {
     }
     let db = Database::new(&args[0], variant);
     let mib: usize = std::env::var("TT_MIB").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);
-    let mut search = Search::with_options(&db, SearchOptions { transposition_bytes: mib << 20 });
+    let mut search = Search::with_options(
+        &db,
+        SearchOptions { transposition_bytes: mib << 20, ..SearchOptions::default() },
+    );
     println!("a\tb\tvalue\tkeeping\tclasses\tnodes\tseconds");
     let mut games: Vec<(u8, u8)> =
         (low..=high).flat_map(|a| (low..=high).map(move |b| (a, b))).collect();

@@ -22,6 +22,7 @@ pub mod lock;
 pub mod space;
 
 use crate::atomic_file::write_atomically;
+use crate::huge::HugeCells;
 use crate::index::{Indexer, Sector, INDEX_VERSION};
 use crate::position::State;
 use crate::solve::moving::chunk_count;
@@ -749,39 +750,4 @@ pub struct JobNeeds {
     /// bound on its tables (2 bytes per slot; they come out far smaller)
     /// and, for a pair, two checkpoints.
     pub disk: u64,
-}
-
-/// Cells in an anonymous memory map that asks for transparent huge pages.
-pub struct HugeCells {
-    map: MmapMut,
-    len: usize,
-}
-
-impl HugeCells {
-    /// `len` zero cells.
-    pub fn zeroed(len: usize) -> std::io::Result<HugeCells> {
-        let map = MmapMut::map_anon((2 * len).max(1))?;
-        // Only a hint: without huge pages the cells are as correct, and
-        // reading them is slower.
-        #[cfg(target_os = "linux")]
-        let _ = map.advise(memmap2::Advice::HugePage);
-        Ok(HugeCells { map, len })
-    }
-}
-
-impl std::ops::Deref for HugeCells {
-    type Target = [u16];
-    fn deref(&self) -> &[u16] {
-        // Safety: an anonymous map is page-aligned, holds at least `2 * len`
-        // bytes, is zero-filled (a valid u16 anywhere) and private to this
-        // value, which the borrow keeps alive.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr() as *const u16, self.len) }
-    }
-}
-
-impl std::ops::DerefMut for HugeCells {
-    fn deref_mut(&mut self) -> &mut [u16] {
-        // Safety: as in `deref`, borrowed exclusively.
-        unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr() as *mut u16, self.len) }
-    }
 }

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use memmap2::MmapMut;
 
-use crate::database::{io_error, Database, DbError, HugeCells};
+use crate::database::{io_error, Database, DbError};
+use crate::huge::HugeCells;
 use crate::index::Sector;
 use crate::solve::placement;
 use crate::solve::plan::Job;

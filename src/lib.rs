@@ -55,6 +55,7 @@ pub mod arena;
 pub mod database;
 pub mod driver;
 pub mod game;
+pub mod huge;
 pub mod probe;
 pub mod query;
 pub mod rng;

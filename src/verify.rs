@@ -37,7 +37,8 @@
 //! keeping every table a later sector needs held 20 GiB at once in
 //! nine's placement phase.
 
-use crate::database::{Database, DbError, HugeCells};
+use crate::database::{Database, DbError};
+use crate::huge::HugeCells;
 use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
 use crate::position::State;
 use crate::rules::{for_each_move, play};

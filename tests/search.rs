@@ -9,7 +9,7 @@ use morris::database::Database;
 use morris::driver::Quiet;
 use morris::query::{after, Exactness, Query};
 use morris::rules::{legal_moves, play, status, Status};
-use morris::search::{Outcome, Search, SearchOptions};
+use morris::search::{Outcome, Search, SearchOptions, SearchStats};
 use morris::sectors::placement_sectors;
 use morris::{Position, Value, Variant};
 
@@ -103,9 +103,26 @@ fn a_transposition_table_of_one_bucket_gives_the_same_values() {
         Variant::named("six").unwrap(),
         9,
         97,
-        SearchOptions { transposition_bytes: 32 },
+        SearchOptions { transposition_bytes: 32, ..SearchOptions::default() },
     );
     assert!(n > 100, "compared {n}");
+}
+
+/// Threads sharing the transposition table: every question of more than
+/// a thousand nodes goes to three threads at once, with a large table
+/// and with a table of one bucket that they fight over.
+#[test]
+fn threads_sharing_the_table_give_the_same_values() {
+    for bytes in [64 << 20, 32] {
+        let options = SearchOptions {
+            transposition_bytes: bytes,
+            threads: 3,
+            alone_nodes: 0,
+            huge_pages: bytes > 32,
+        };
+        let n = search_agrees_with_tables(Variant::named("six").unwrap(), 9, 97, options);
+        assert!(n > 100, "compared {n}");
+    }
 }
 
 #[test]
@@ -130,9 +147,30 @@ fn six_and_five_start_analysis_by_search_matches_the_tables() {
         let searched = moving_only(v.clone(), stones);
         let tabled = with_placement(v, stones);
         let start = Position::start(tabled.variant());
-        let by_search = Query::new(&searched).analyse(&start).unwrap();
         let by_tables = Query::new(&tabled).analyse(&start).unwrap();
         assert_eq!(by_tables.value, Value::Draw, "{name}");
+        // Alone, and with two threads on every question of over a
+        // thousand nodes.
+        let threads = SearchOptions { threads: 2, alone_nodes: 0, ..SearchOptions::default() };
+        for by_search in [
+            Query::new(&searched).analyse(&start).unwrap(),
+            Query::with_search(&searched, threads, &quiet).analyse(&start).unwrap(),
+        ] {
+            compare_analyses(name, &tabled, &start, by_search, &by_tables);
+        }
+    }
+}
+
+fn quiet(_: &SearchStats) {}
+
+fn compare_analyses(
+    name: &str,
+    tabled: &Database,
+    start: &Position,
+    by_search: morris::query::Analysis,
+    by_tables: &morris::query::Analysis,
+) {
+    {
         assert_eq!(
             (by_search.value, by_search.exactness),
             (Value::Draw, Exactness::ValueOnly),
@@ -149,7 +187,7 @@ fn six_and_five_start_analysis_by_search_matches_the_tables() {
             );
             assert_eq!(m.exactness, Exactness::ValueOnly, "{name}");
         }
-        assert_line_keeps_the_draw(&tabled, &start, &by_search.line.moves);
+        assert_line_keeps_the_draw(tabled, start, &by_search.line.moves);
     }
 }
 

@@ -69,6 +69,11 @@ pub fn with_budget<R>(budget: Budget, work: impl FnOnce() -> R) -> R {
     work()
 }
 
+/// This thread's budget, for the threads a search starts to share it.
+pub(super) fn current() -> Option<Budget> {
+    BUDGET.with(|b| b.borrow().clone())
+}
+
 /// Why this thread's budget says stop, if it does.
 pub(super) fn check() -> Option<&'static str> {
     BUDGET.with(|b| {

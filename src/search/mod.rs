@@ -19,22 +19,37 @@
 //! can be written), no allocation per node, and no question to the file
 //! system after a sector's first use.
 //!
+//! A question that takes more than a few ten thousand nodes is answered
+//! by several threads at once ([`SearchOptions::threads`]; `worker`):
+//! each searches the whole question in the same order and all share the
+//! transposition table, so each finds there what the others proved; near
+//! the root a thread leaves for later a move whose position another
+//! thread is on (`busy`), so they split the moves that must all be
+//! searched instead of following each other; the first to answer stops
+//! the rest. The search is bound by memory latency (a transposition table
+//! and leaf scores of gigabytes, read at random), so a second core adds
+//! reads in flight: nine's start, 2 threads against 1, takes about the
+//! same nodes in half the time (docs/results.md).
+//!
 //! A caller may bound a search in time or stop it from another thread
 //! ([`budget`]).
 
 pub mod budget;
+mod busy;
 mod leaves;
 pub mod order;
 pub mod transpositions;
+mod worker;
 
 use crate::database::{Database, DbError};
-use crate::index::Sector;
 use crate::position::{Move, State};
-use crate::rules::{play, status, Status};
-use leaves::Leaves;
-use order::{ordered_moves, Scored};
+use leaves::Loaded;
+use order::ordered_moves;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-use transpositions::{Bounds, Transpositions};
+use transpositions::Transpositions;
+use worker::{Published, Stop, Worker};
 
 /// A game-theoretic outcome without its distance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,31 +131,54 @@ impl SearchStats {
     }
 }
 
-/// How a search may use memory.
+/// How a search may use memory and threads.
 #[derive(Clone, Copy, Debug)]
 pub struct SearchOptions {
     /// Bytes of the transposition table.
     pub transposition_bytes: usize,
+    /// Threads for a question that takes long (at least 1).
+    pub threads: usize,
+    /// Nodes a question is given on the caller's thread alone before the
+    /// other threads join: most questions (a late position's moves, each
+    /// ply of a line) end well before, and would pay more for starting
+    /// threads than they save.
+    pub alone_nodes: u64,
+    /// The transposition table on huge pages: faster for a search that
+    /// fills it (nine's start), slower for short ones, which then zero
+    /// 2 MiB for each entry they touch (`morris serve` keeps small pages).
+    pub huge_pages: bool,
 }
 
 impl Default for SearchOptions {
-    /// 64 MiB: plenty for the small variants and late placement positions;
-    /// nine's start wants more (`morris query` takes it as an option).
+    /// 64 MiB and one thread: plenty for the small variants and late
+    /// placement positions; nine's start wants more (`morris query` takes
+    /// both as options).
     fn default() -> SearchOptions {
-        SearchOptions { transposition_bytes: 64 << 20 }
+        SearchOptions {
+            transposition_bytes: 64 << 20,
+            threads: 1,
+            alone_nodes: 1 << 16,
+            huge_pages: false,
+        }
     }
 }
 
 /// A search over one database; keeps what it learns between questions.
 pub struct Search<'a> {
     db: &'a Database,
-    leaves: Leaves,
-    table: Transpositions,
-    /// Move lists, one per ply from the root, reused from node to node.
-    moves: Vec<Vec<Scored>>,
-    stats: SearchStats,
-    /// When the current question began; its time joins `stats.elapsed`
-    /// when it ends.
+    table: Arc<Transpositions>,
+    /// The first worker answers alone, on the caller's thread, until its
+    /// question takes more than `alone_nodes`.
+    first: Worker<'a>,
+    helpers: Vec<Worker<'a>>,
+    /// Raised when one worker has answered; lowered before each question.
+    halt: Arc<AtomicBool>,
+    /// What each worker has done, first worker first.
+    published: Vec<Arc<Published>>,
+    alone_nodes: u64,
+    /// Time spent answering, not counting the question under way.
+    elapsed: Duration,
+    /// When the question under way began.
     started: Option<Instant>,
     report: Option<&'a dyn Fn(&SearchStats)>,
     next_report: Instant,
@@ -149,20 +187,35 @@ pub struct Search<'a> {
 /// How often progress is reported.
 const REPORT_EVERY: Duration = Duration::from_secs(1);
 
+/// How often the caller's thread looks at the workers while they search.
+const POLL_EVERY: Duration = Duration::from_millis(2);
+
 impl<'a> Search<'a> {
     /// A search with the default options.
     pub fn new(db: &'a Database) -> Search<'a> {
         Search::with_options(db, SearchOptions::default())
     }
 
-    /// A search over `db` with the memory and limits of `options`.
+    /// A search over `db` with the memory and threads of `options`.
     pub fn with_options(db: &'a Database, options: SearchOptions) -> Search<'a> {
+        let table =
+            Arc::new(Transpositions::on_pages(options.transposition_bytes, options.huge_pages));
+        let workers = options.threads.max(1);
+        let halt = Arc::new(AtomicBool::new(false));
+        let busy = (workers > 1).then(|| Arc::new(busy::Busy::new()));
+        let worker = || Worker::new(db, table.clone(), halt.clone(), busy.clone());
+        let first = worker();
+        let helpers: Vec<Worker> = (1..workers).map(|_| worker()).collect();
+        let published = std::iter::once(&first).chain(&helpers).map(|w| w.published()).collect();
         Search {
             db,
-            leaves: Leaves::new(db.variant().stones()),
-            table: Transpositions::with_bytes(options.transposition_bytes),
-            moves: Vec::new(),
-            stats: SearchStats::default(),
+            table,
+            first,
+            helpers,
+            halt,
+            published,
+            alone_nodes: options.alone_nodes,
+            elapsed: Duration::ZERO,
             started: None,
             report: None,
             next_report: Instant::now() + REPORT_EVERY,
@@ -175,20 +228,12 @@ impl<'a> Search<'a> {
         self
     }
 
-    /// What all questions so far have cost.
+    /// What all questions so far have cost, over all threads. The
+    /// leaves' figures are those of the thread that read the most sectors
+    /// (each thread finds the same maps); caches made and copies are
+    /// summed.
     pub fn stats(&self) -> SearchStats {
-        let loaded = self.leaves.loaded();
-        let running = self.started.map_or(Duration::ZERO, |t| t.elapsed());
-        SearchStats {
-            remembered: self.table.occupied(),
-            sectors_loaded: loaded.sectors,
-            leaf_bytes: loaded.bytes,
-            leaf_caches_built: loaded.built,
-            leaf_copies: loaded.copied,
-            loading: loaded.time,
-            elapsed: self.stats.elapsed + running,
-            ..self.stats
-        }
+        stats_of(&self.published, self.started, self.elapsed)
     }
 
     /// Bytes the transposition table reserves.
@@ -214,8 +259,8 @@ impl<'a> Search<'a> {
             return Ok(true);
         }
         self.started = Some(Instant::now());
-        let found = self.negamax(state, score - 1, score, 0);
-        self.stats.elapsed += self.started.take().map_or(Duration::ZERO, |t| t.elapsed());
+        let found = self.ask(state, score);
+        self.elapsed += self.started.take().map_or(Duration::ZERO, |t| t.elapsed());
         Ok(found? >= score)
     }
 
@@ -231,100 +276,66 @@ impl<'a> Search<'a> {
         scored.into_iter().map(|s| s.mv).collect()
     }
 
-    /// Fail-soft alpha-beta on scores -1..=1 with the window
-    /// (`alpha`, `beta`); `ply` counts from the question's position.
-    fn negamax(&mut self, state: &State, alpha: i8, beta: i8, ply: usize) -> Result<i8, DbError> {
-        let sector = Sector::of(state);
-        if state.mover_stones() < 3 {
-            return Ok(-1);
-        }
-        let slot = self.db.indexer().sector(sector).rank(state.mover, state.opponent);
-        if let Some(score) = self.leaves.score(self.db, sector, slot)? {
-            self.stats.probes += 1;
-            return Ok(score);
-        }
-        self.stats.nodes += 1;
-        if self.stats.nodes.is_multiple_of(budget::CHECK_EVERY) {
-            if let Some(why) = budget::check() {
-                return Err(budget::stopped(why));
-            }
+    /// The fail-soft score of `state` against the null window below
+    /// `score`: alone first, then with every worker.
+    fn ask(&mut self, state: &State, score: i8) -> Result<i8, DbError> {
+        self.halt.store(false, Relaxed);
+        match self.first.ask(state, score, Some(self.alone_nodes)) {
+            Ok(found) => return Ok(found),
+            Err(Stop::Failed(e)) => return Err(e),
+            Err(Stop::Halted) => {}
         }
         self.maybe_report();
-        // Positions one ply above the leaves are remembered too: the
-        // cheapest proofs give way first when the table is full, and on
-        // nine's board with 5 against 6 stones remembering them saved a
-        // quarter of the nodes at the same time.
-        let key = transpositions::key(sector, slot);
-        let known = self.table.get(key);
-        if known.is_some() {
-            self.stats.transpositions += 1;
-        }
-        let known = known.unwrap_or(Bounds::OPEN);
-        if known.lower >= beta || known.lower == known.upper {
-            return Ok(known.lower);
-        }
-        if known.upper <= alpha {
-            return Ok(known.upper);
-        }
-        let (alpha, beta) = (alpha.max(known.lower), beta.min(known.upper));
-        let nodes_before = self.stats.nodes;
-        let best = self.best_reply(state, alpha, beta, ply)?;
-        let proved = if best <= alpha {
-            Bounds { lower: -1, upper: best }
-        } else if best >= beta {
-            Bounds { lower: best, upper: 1 }
-        } else {
-            Bounds { lower: best, upper: best }
-        };
-        self.table.put(key, proved, self.stats.nodes - nodes_before);
-        Ok(best)
-    }
-
-    /// The best score of the moves of `state` within (`alpha`, `beta`),
-    /// fail-soft; the rules' verdict when there is no move.
-    fn best_reply(
-        &mut self,
-        state: &State,
-        mut alpha: i8,
-        beta: i8,
-        ply: usize,
-    ) -> Result<i8, DbError> {
-        if self.moves.len() <= ply {
-            self.moves.resize_with(ply + 1, Vec::new);
-        }
-        let mut moves = std::mem::take(&mut self.moves[ply]);
-        ordered_moves(self.db.variant(), state, &mut moves);
-        let mut best = -2;
-        let mut result = Ok(());
-        for m in &moves {
-            let score = match self.negamax(&play(state, m.mv), -beta, -alpha, ply + 1) {
-                Ok(s) => -s,
-                Err(e) => {
-                    result = Err(e);
-                    break;
+        let budget = budget::current();
+        let halt = &self.halt;
+        let workers = std::iter::once(&mut self.first).chain(self.helpers.iter_mut());
+        let (report, published, started, elapsed) =
+            (self.report, &self.published, self.started, self.elapsed);
+        let mut next_report = self.next_report;
+        let answers: Vec<Result<i8, Stop>> = std::thread::scope(|scope| {
+            let running: Vec<_> = workers
+                .map(|worker| {
+                    let budget = budget.clone();
+                    scope.spawn(move || {
+                        let answer = match budget {
+                            Some(b) => budget::with_budget(b, || worker.ask(state, score, None)),
+                            None => worker.ask(state, score, None),
+                        };
+                        // An answer or a failure ends the question for all.
+                        if !matches!(answer, Err(Stop::Halted)) {
+                            halt.store(true, Relaxed);
+                        }
+                        answer
+                    })
+                })
+                .collect();
+            while !running.iter().all(|t| t.is_finished()) {
+                std::thread::sleep(POLL_EVERY);
+                if let Some(report) = report.filter(|_| Instant::now() >= next_report) {
+                    next_report = Instant::now() + REPORT_EVERY;
+                    report(&stats_of(published, started, elapsed));
                 }
-            };
-            best = best.max(score);
-            alpha = alpha.max(score);
-            if alpha >= beta {
-                break;
+            }
+            running
+                .into_iter()
+                .map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        });
+        self.next_report = next_report;
+        let mut failure = None;
+        for answer in answers {
+            match answer {
+                Ok(found) => return Ok(found),
+                Err(Stop::Failed(e)) => failure = failure.or(Some(e)),
+                Err(Stop::Halted) => {}
             }
         }
-        self.moves[ply] = moves;
-        result?;
-        if best == -2 {
-            best = match status(self.db.variant(), state) {
-                Status::Drawn => 0,
-                _ => -1,
-            };
-        }
-        Ok(best)
+        Err(failure.unwrap_or_else(|| {
+            DbError::Interrupted("every thread of the search stopped without an answer".into())
+        }))
     }
 
     fn maybe_report(&mut self) {
-        if !self.stats.nodes.is_multiple_of(4096) {
-            return;
-        }
         if let Some(report) = self.report {
             if Instant::now() >= self.next_report {
                 self.next_report = Instant::now() + REPORT_EVERY;
@@ -332,4 +343,29 @@ impl<'a> Search<'a> {
             }
         }
     }
+}
+
+/// What workers have published, summed; see [`Search::stats`].
+fn stats_of(
+    published: &[Arc<Published>],
+    started: Option<Instant>,
+    elapsed: Duration,
+) -> SearchStats {
+    let running = started.map_or(Duration::ZERO, |t| t.elapsed());
+    let mut stats = SearchStats { elapsed: elapsed + running, ..SearchStats::default() };
+    for p in published {
+        stats.nodes += p.nodes.load(Relaxed);
+        stats.probes += p.probes.load(Relaxed);
+        stats.transpositions += p.transpositions.load(Relaxed);
+        stats.remembered += p.remembered.load(Relaxed);
+        let loaded: Loaded = p.loaded.lock().map(|l| *l).unwrap_or_default();
+        if loaded.sectors > stats.sectors_loaded {
+            stats.sectors_loaded = loaded.sectors;
+            stats.leaf_bytes = loaded.bytes;
+            stats.loading = loaded.time;
+        }
+        stats.leaf_caches_built += loaded.built;
+        stats.leaf_copies += loaded.copied;
+    }
+    stats
 }

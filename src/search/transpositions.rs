@@ -7,8 +7,13 @@
 //! those near the root, which are also the ones worth the most when met
 //! again. The memory is reserved at once but zeroed lazily by the
 //! operating system, so a short search touches only the pages it uses.
+//! A long search may ask for huge pages ([`crate::huge`]): nearly every
+//! lookup lands in a page no recent lookup touched, and misses the TLB
+//! too on small pages.
 
+use crate::huge::Huge;
 use crate::index::Sector;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Bits of an entry: the key in bits 0..48, the lower bound + 1 in bits
 /// 48..50, the upper bound + 1 in bits 50..52, the work in bits 52..58.
@@ -52,21 +57,40 @@ impl Bounds {
 }
 
 /// The table; see the module documentation.
+///
+/// The threads of one search share it without locks: an entry is one
+/// word, read and written whole, that carries its own key, so a reader
+/// sees either an entry some thread wrote or nothing for its key, and
+/// every entry holds bounds that were proved. A race between two writers
+/// of one bucket can lose an entry or leave a key twice; either costs
+/// only work.
 pub struct Transpositions {
-    entries: Vec<u64>,
+    entries: Huge<u64>,
     /// log2 of the number of buckets.
     bucket_bits: u32,
-    occupied: u64,
 }
 
 impl Transpositions {
     /// A table of about `bytes` bytes (rounded down to a power of two, at
-    /// least one bucket).
+    /// least one bucket), on small pages.
     pub fn with_bytes(bytes: usize) -> Transpositions {
+        Transpositions::on_pages(bytes, false)
+    }
+
+    /// As [`Transpositions::with_bytes`], on huge pages if `huge_pages`.
+    pub fn on_pages(bytes: usize, huge_pages: bool) -> Transpositions {
         let buckets = (bytes / (8 * BUCKET)).max(1);
-        let bucket_bits = usize::BITS - 1 - buckets.leading_zeros();
-        // `vec!` of zeros is a calloc: the pages stay untouched until used.
-        Transpositions { entries: vec![0; BUCKET << bucket_bits], bucket_bits, occupied: 0 }
+        let mut bucket_bits = usize::BITS - 1 - buckets.leading_zeros();
+        // The table only saves work: where the kernel refuses the memory
+        // asked for, a smaller one gives the same answers, later
+        // (`bytes` says what it got).
+        loop {
+            match Huge::zeroed_on(BUCKET << bucket_bits, huge_pages) {
+                Ok(entries) => return Transpositions { entries, bucket_bits },
+                Err(_) if bucket_bits > 0 => bucket_bits -= 1,
+                Err(e) => panic!("cannot reserve one bucket of transposition table: {e}"),
+            }
+        }
     }
 
     /// Bytes the table reserves.
@@ -74,9 +98,12 @@ impl Transpositions {
         self.entries.len() * 8
     }
 
-    /// Entries in use.
-    pub fn occupied(&self) -> u64 {
-        self.occupied
+    fn words(&self) -> &[AtomicU64] {
+        let entries: &[u64] = &self.entries;
+        // Safety: `AtomicU64` has the size and alignment of `u64` on every
+        // target with 64-bit atomics; every access goes through the atomic
+        // view from here on, since the table is only ever borrowed shared.
+        unsafe { &*(entries as *const [u64] as *const [AtomicU64]) }
     }
 
     fn bucket(&self, key: u64) -> std::ops::Range<usize> {
@@ -94,29 +121,32 @@ impl Transpositions {
     /// The bounds proved for `key`, if they are still in the table.
     #[inline]
     pub fn get(&self, key: u64) -> Option<Bounds> {
-        self.entries[self.bucket(key)].iter().find(|&&e| e & KEY_MASK == key).map(|&e| decode(e))
+        self.words()[self.bucket(key)]
+            .iter()
+            .map(|e| e.load(Relaxed))
+            .find(|&e| e & KEY_MASK == key)
+            .map(decode)
     }
 
     /// Remembers `bounds` for `key`, proved with `nodes` nodes of search;
-    /// merged with what is already known of it.
-    pub fn put(&mut self, key: u64, bounds: Bounds, nodes: u64) {
+    /// merged with what is already known of it. True if it took an entry
+    /// that was empty.
+    pub fn put(&self, key: u64, bounds: Bounds, nodes: u64) -> bool {
         let work = (u64::BITS - nodes.leading_zeros()) as u64;
-        let range = self.bucket(key);
-        let bucket = &mut self.entries[range];
-        if let Some(e) = bucket.iter_mut().find(|e| **e & KEY_MASK == key) {
-            let merged = decode(*e).meet(bounds);
-            *e = encode(key, merged, work.max(*e >> WORK_SHIFT & WORK_MASK));
-            return;
+        let bucket = &self.words()[self.bucket(key)];
+        let seen: [u64; BUCKET] = std::array::from_fn(|i| bucket[i].load(Relaxed));
+        if let Some(i) = seen.iter().position(|e| e & KEY_MASK == key) {
+            let merged = decode(seen[i]).meet(bounds);
+            bucket[i]
+                .store(encode(key, merged, work.max(seen[i] >> WORK_SHIFT & WORK_MASK)), Relaxed);
+            return false;
         }
         // An empty entry (0) has work 0 and goes first; then the cheapest.
-        let victim = bucket
-            .iter_mut()
-            .min_by_key(|e| (**e != 0, **e >> WORK_SHIFT & WORK_MASK))
+        let victim = (0..BUCKET)
+            .min_by_key(|&i| (seen[i] != 0, seen[i] >> WORK_SHIFT & WORK_MASK))
             .expect("buckets are not empty");
-        if *victim == 0 {
-            self.occupied += 1;
-        }
-        *victim = encode(key, bounds, work);
+        bucket[victim].store(encode(key, bounds, work), Relaxed);
+        seen[victim] == 0
     }
 }
 
@@ -146,33 +176,31 @@ mod tests {
 
     #[test]
     fn bounds_are_merged_and_read_back() {
-        let mut t = Transpositions::with_bytes(1 << 12);
+        let t = Transpositions::with_bytes(1 << 12);
         let k = key(Sector { mover: 1, opponent: 1, mover_hand: 8, opponent_hand: 8 }, 42);
         assert_eq!(t.get(k), None);
-        t.put(k, Bounds { lower: 0, upper: 1 }, 10);
-        t.put(k, Bounds { lower: -1, upper: 0 }, 3);
+        assert!(t.put(k, Bounds { lower: 0, upper: 1 }, 10), "a new entry");
+        assert!(!t.put(k, Bounds { lower: -1, upper: 0 }, 3), "merged into the first");
         assert_eq!(t.get(k), Some(Bounds { lower: 0, upper: 0 }));
-        assert_eq!(t.occupied(), 1);
     }
 
     #[test]
     fn a_full_bucket_gives_up_its_cheapest_entry() {
         // One bucket: every key lands in it.
-        let mut t = Transpositions::with_bytes(32);
+        let t = Transpositions::with_bytes(32);
         let keys: Vec<u64> = (1..=5)
             .map(|slot| {
                 key(Sector { mover: 1, opponent: 0, mover_hand: 8, opponent_hand: 9 }, slot)
             })
             .collect();
         for (i, &k) in keys.iter().take(4).enumerate() {
-            t.put(k, Bounds { lower: 1, upper: 1 }, 1000 >> i);
+            assert!(t.put(k, Bounds { lower: 1, upper: 1 }, 1000 >> i), "empty entries first");
         }
-        t.put(keys[4], Bounds { lower: -1, upper: -1 }, 500);
+        assert!(!t.put(keys[4], Bounds { lower: -1, upper: -1 }, 500), "the bucket was full");
         assert_eq!(t.get(keys[3]), None, "the cheapest entry made room");
         for &k in &keys[..3] {
             assert_eq!(t.get(k), Some(Bounds { lower: 1, upper: 1 }));
         }
         assert_eq!(t.get(keys[4]), Some(Bounds { lower: -1, upper: -1 }));
-        assert_eq!(t.occupied(), 4);
     }
 }

@@ -101,7 +101,10 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
             eprint!("\rsearching the placement phase: {} nodes ", stats.nodes);
         }
     };
-    let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
+    let options = SearchOptions {
+        transposition_bytes: args.transposition_mib << 20,
+        ..SearchOptions::default()
+    };
     let query = Query::with_search(db, options, &report);
     let search = (!args.no_search).then_some(&query);
     let batch = if args.moves { BATCH_WITH_MOVES } else { BATCH };

@@ -1,7 +1,7 @@
 //! `morris query`: the value of a position, every legal move with the value
 //! it leads to, a perfect-play line and the diagram, as text or JSON.
 
-use crate::common::{describe, ending, parse_position_in};
+use crate::common::{describe, ending, parse_position_in, threads};
 use crate::json;
 use anyhow::Result;
 use morris::database::Database;
@@ -39,6 +39,11 @@ pub struct Args {
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
     transposition_mib: usize,
 
+    /// Threads for the placement search of a position it takes long to
+    /// prove (they share the transposition table). Default: all cores.
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+
     /// Take a position of a game that started with other numbers of
     /// stones to place (hands that do not alternate, e.g. `w 9 8`),
     /// answered from its table if the database holds it (such positions
@@ -60,7 +65,16 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         reported.set(true);
         eprint!("\rsearching the placement phase: {} ", summary(stats));
     };
-    let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
+    let options = SearchOptions {
+        transposition_bytes: args.transposition_mib << 20,
+        threads: threads(args.threads),
+        // Huge pages make a search that fills the table (nine's start)
+        // about a sixth faster (docs/results.md), but cost a short one
+        // 2 MiB zeroed for each entry it touches: asked for where many
+        // stones are still to be placed.
+        huge_pages: stones_in_hand(&position) >= 10,
+        ..SearchOptions::default()
+    };
     let query = Query::with_search(db, options, &report);
     let end_progress = |what: &str| {
         if reported.replace(false) {
@@ -245,4 +259,10 @@ pub fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Resu
     writeln!(out, "  \"line_cut\": {}", a.line.cut)?;
     writeln!(out, "}}")?;
     Ok(())
+}
+
+/// Stones both sides still have to place.
+fn stones_in_hand(position: &morris::Position) -> u32 {
+    let sector = morris::index::Sector::of(&position.state());
+    sector.mover_hand as u32 + sector.opponent_hand as u32
 }

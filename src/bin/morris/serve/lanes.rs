@@ -161,7 +161,7 @@ fn panic_text(panic: &(dyn Any + Send)) -> String {
 /// table) gets a small transposition table and `seconds`.
 pub fn lookups(site: &'static api::Site, threads: usize, capacity: usize, seconds: u64) -> Lane {
     Lane::start("requests", threads, capacity, move || {
-        let options = SearchOptions { transposition_bytes: 4 << 20 };
+        let options = SearchOptions { transposition_bytes: 4 << 20, ..SearchOptions::default() };
         let mut queries = api::Queries::new(site, options);
         move |method: &str, url: &str, body: &[u8]| {
             let path = url.split('?').next().unwrap_or("");

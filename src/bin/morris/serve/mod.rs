@@ -134,7 +134,10 @@ pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Writ
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
-    let options = SearchOptions { transposition_bytes: args.transposition_mib << 20 };
+    let options = SearchOptions {
+        transposition_bytes: args.transposition_mib << 20,
+        ..SearchOptions::default()
+    };
     let shared: &'static Shared = Box::leak(Box::new(Shared {
         site,
         hosts: hosts::Hosts::new(bound, &args.allow_host),
