@@ -1,4 +1,4 @@
-//! SIGINT and SIGTERM during a solve. The first asks the solver to stop
+//! SIGINT and SIGTERM during a solve or an export. The first asks the solver to stop
 //! at its next safe point (it polls [`received`] through
 //! `Progress::cancelled`); a second one exits at once with the same code,
 //! which loses nothing finished: tables and checkpoints only ever appear
@@ -54,3 +54,19 @@ pub fn name(signal: i32) -> &'static str {
         _ => "a signal",
     }
 }
+
+/// A solve or an export stopped by a signal at a safe point: what is finished and how
+/// to go on. `main` prints it and exits with `exit_code`.
+#[derive(Debug)]
+pub struct Interrupted {
+    pub exit_code: u8,
+    pub message: String,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Interrupted {}

@@ -4,7 +4,8 @@
 //! whole run and stops at a safe point on SIGINT or SIGTERM.
 
 use crate::common::{check_max_stones, describe, threads, Phase};
-use crate::{signals, units};
+use crate::signals::{self, Interrupted};
+use crate::units;
 use anyhow::{bail, Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use morris::database::{Database, DbError};
@@ -55,22 +56,6 @@ pub struct Args {
     #[arg(long, value_name = "M,O", conflicts_with_all = ["max_stones", "phase"])]
     pair: Option<String>,
 }
-
-/// A solve stopped by a signal at a safe point: what is finished and how
-/// to go on. `main` prints it and exits with `exit_code`.
-#[derive(Debug)]
-pub struct Interrupted {
-    pub exit_code: u8,
-    message: String,
-}
-
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Interrupted {}
 
 /// `err` as an [`Interrupted`] when a signal stopped the run, saying
 /// `finished`; any other error as it is.
