@@ -274,3 +274,133 @@ pub fn fill_non_canonical(cells: &mut [u16], index: &SectorIndex, slots: Range<u
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{Indexer, Sector};
+    use crate::stats::Counts;
+    use crate::table::{write_table, TableInfo};
+    use crate::testing::synthetic_cells;
+    use crate::variant::Variant;
+    use std::path::PathBuf;
+
+    /// Nine's sector 4-3 (4 blocks, the last one short, with symmetric
+    /// mover sets, so non-canonical slots) as a full table of synthetic
+    /// cells in `dir`; its cells and the table's path.
+    fn full_table(dir: &Path, ix: &Indexer) -> (Vec<u16>, PathBuf) {
+        let slots = ix.sector(Sector::moving(4, 3)).slots();
+        let cells = synthetic_cells(slots as usize, 28);
+        let info = TableInfo {
+            rules: "r".into(),
+            sector: "4-3".into(),
+            index_version: 1,
+            slots,
+            counts: Counts::tally(&cells, slots),
+        };
+        let path = dir.join("t.mtb");
+        write_table(&path, &info, &cells).unwrap();
+        (cells, path)
+    }
+
+    fn indexer() -> Indexer {
+        Indexer::new(Variant::named("nine").unwrap().board())
+    }
+
+    #[test]
+    fn every_canonical_slot_keeps_its_outcome_and_fillers_continue_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let ix = indexer();
+        let index = ix.sector(Sector::moving(4, 3));
+        let (cells, full) = full_table(dir.path(), &ix);
+        let table = Table::open(&full, "r", "4-3").unwrap();
+        let path = dir.path().join("t.wdl");
+        write_wdl(&path, &table, &index, &|| false).unwrap();
+        let wdl = WdlTable::open(&path, "r", "4-3").unwrap();
+        assert_eq!(wdl.info(), table.info());
+        assert_eq!(wdl.blocks(), cells.len().div_ceil(BLOCK_CELLS as usize));
+        assert!(wdl.blocks() > 2 && cells.len() % BLOCK_CELLS as usize != 0);
+        wdl.verify().unwrap();
+        let mut canonical = vec![false; cells.len()];
+        index.for_each_in(0..index.slots(), |slot, _, _| canonical[slot as usize] = true);
+        assert!(canonical.iter().any(|&c| !c), "some slots are not canonical");
+        for (slot, &cell) in cells.iter().enumerate() {
+            if canonical[slot] {
+                let want = Outcome::from_score(decode(code(cell)));
+                assert_eq!(wdl.get(slot as u64).unwrap(), want, "slot {slot}");
+            }
+        }
+        // A non-canonical slot holds the next canonical slot's code in its
+        // block, or the last one's at the block's end.
+        let block = BLOCK_CELLS as usize;
+        for b in 0..wdl.blocks() {
+            let packed = wdl.block_codes(b).unwrap();
+            let at = |i: usize| packed[i / 4] >> (2 * (i % 4)) & 3;
+            let range = b * block..(b * block + block).min(cells.len());
+            let last = range.clone().rev().find(|&s| canonical[s]).unwrap();
+            for slot in range.clone().filter(|&s| !canonical[s]) {
+                let source = (slot..range.end).find(|&s| canonical[s]).unwrap_or(last);
+                assert_eq!(at(slot - range.start), code(cells[source]), "slot {slot}");
+            }
+        }
+        assert!(wdl.get(cells.len() as u64).is_err());
+    }
+
+    #[test]
+    fn every_damaged_byte_is_caught_and_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let ix = indexer();
+        let index = ix.sector(Sector::moving(4, 3));
+        let (_, full) = full_table(dir.path(), &ix);
+        let table = Table::open(&full, "r", "4-3").unwrap();
+        let path = dir.path().join("t.wdl");
+        write_wdl(&path, &table, &index, &|| false).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let wdl = WdlTable::from_bytes(&good[..], &path, "r", "4-3").unwrap();
+        let (start, ends) = (wdl.blocks.data_start, wdl.blocks.ends.clone());
+        // Every byte of the front; the first, middle and last bytes of
+        // every record and of its checksum.
+        let mut places: Vec<usize> = (0..start).collect();
+        let mut from = start;
+        for end in ends.iter().map(|&e| start + e) {
+            places.extend([from, (from + end) / 2, end - 5, end - 4, end - 1]);
+            from = end;
+        }
+        for at in places {
+            let mut bad = good.clone();
+            bad[at] ^= 0x21;
+            let err = WdlTable::from_bytes(&bad[..], &path, "r", "4-3")
+                .and_then(|t| t.verify())
+                .expect_err(&format!("byte {at} went unnoticed"));
+            assert!(err.to_string().contains("t.wdl"), "byte {at}: {err}");
+        }
+        // Cut short, grown, or a full table given for one.
+        for bad in [&good[..good.len() - 1], &[good.clone(), vec![0]].concat()[..]] {
+            assert!(WdlTable::from_bytes(bad, &path, "r", "4-3").is_err());
+        }
+        let err = WdlTable::open(&full, "r", "4-3").err().expect("a full table refused");
+        assert!(err.to_string().contains("not a morris win/draw/loss table"), "{err}");
+        // Other rules or sector.
+        assert!(WdlTable::open(&path, "other", "4-3").is_err());
+        assert!(WdlTable::open(&path, "r", "3-4").is_err());
+    }
+
+    #[test]
+    fn a_cancelled_or_refused_write_leaves_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let ix = indexer();
+        let (_, full) = full_table(dir.path(), &ix);
+        let table = Table::open(&full, "r", "4-3").unwrap();
+        let path = dir.path().join("t.wdl");
+        let err = write_wdl(&path, &table, &ix.sector(Sector::moving(4, 3)), &|| true).unwrap_err();
+        assert!(
+            matches!(&err, TableError::Io { source, .. } if source.kind() == std::io::ErrorKind::Interrupted),
+            "{err}"
+        );
+        let err = write_wdl(&path, &table, &ix.sector(Sector::moving(3, 4)), &|| false);
+        assert!(matches!(err, Err(TableError::BadInput { .. })));
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec!["t.mtb"], "nothing but the full table");
+    }
+}
