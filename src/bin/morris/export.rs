@@ -4,14 +4,14 @@
 //! where it stopped; files appear whole, by rename.
 
 use crate::common::{describe, sectors_in, threads};
-use crate::signals::{self, Interrupted};
+use crate::progress::sector_bar;
+use crate::signals::{self, interrupted};
 use crate::units;
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use morris::database::{Database, DbError};
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -45,19 +45,13 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     }
     writeln!(
         out,
-        "{:<10} {:>13} {:>10} {:>10} {:>10} {:>10}  {}",
-        "sector", "states", "full", "wdl", "bits/state", "time", "file"
+        "{:<10} {:>13} {:>10} {:>10} {:>10} {:>10}  file",
+        "sector", "states", "full", "wdl", "bits/state", "time"
     )?;
     out.flush()?;
 
     let states = |s| db.indexer().sector(s).canonical_states();
-    let bar = ProgressBar::new(present.iter().map(|&s| states(s)).sum::<u64>().max(1));
-    bar.set_style(
-        ProgressStyle::with_template("{msg:<20} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})")
-            .expect("the template is valid")
-            .progress_chars("=> "),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
+    let bar = sector_bar(present.iter().map(|&s| states(s)).sum());
 
     let start = Instant::now();
     let cancelled = || signals::received().is_some();
@@ -74,7 +68,10 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
             Ok(exported) => exported,
             Err(err) => {
                 bar.finish_and_clear();
-                return Err(interrupted(err, written, kept));
+                return Err(interrupted(
+                    err,
+                    format!("{written} tables written, {kept} already there"),
+                ));
             }
         };
         let full = db.table(sector)?.bytes_on_disk();
@@ -152,20 +149,4 @@ fn remove_leftovers(db: &Database, dir: &std::path::Path) -> Result<Vec<String>>
     }
     removed.sort();
     Ok(removed)
-}
-
-/// `err` as an [`Interrupted`] when a signal stopped the export; any
-/// other error as it is.
-fn interrupted(err: DbError, written: usize, kept: usize) -> anyhow::Error {
-    match (err, signals::received()) {
-        (DbError::Interrupted(stopped), Some(signal)) => Interrupted {
-            exit_code: signals::exit_code(signal),
-            message: format!(
-                "interrupted by {} {stopped}; {written} tables written, {kept} already there; run the same command again to resume",
-                signals::name(signal)
-            ),
-        }
-        .into(),
-        (err, _) => err.into(),
-    }
 }

@@ -8,6 +8,7 @@
 //! stores into atomics, and the exit-on-second-signal pattern) in a small,
 //! widely used crate, so no `unsafe` sigaction code lives here.
 
+use morris::database::DbError;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::flag;
 use std::io;
@@ -70,3 +71,19 @@ impl std::fmt::Display for Interrupted {
 }
 
 impl std::error::Error for Interrupted {}
+
+/// `err` as an [`Interrupted`] when a signal stopped the run, saying
+/// `finished`; any other error as it is.
+pub fn interrupted(err: DbError, finished: String) -> anyhow::Error {
+    match (err, received()) {
+        (DbError::Interrupted(stopped), Some(signal)) => Interrupted {
+            exit_code: exit_code(signal),
+            message: format!(
+                "interrupted by {}: {stopped}; finished: {finished}; run the same command again to resume",
+                name(signal)
+            ),
+        }
+        .into(),
+        (err, _) => err.into(),
+    }
+}
