@@ -272,7 +272,26 @@ impl Database {
             }
         }
         let index = self.indexer.sector(sector);
-        match write_wdl(&path, &table, &index, cancelled) {
+        if index.slots() != table.info().slots {
+            return Err(DbError::Table(TableError::Corrupt {
+                path: self.table_path(sector),
+                what: format!(
+                    "{} slots, where the index of {sector} has {}",
+                    table.info().slots,
+                    index.slots()
+                ),
+            }));
+        }
+        let canonical = |slots: std::ops::Range<u64>| {
+            if index.all_canonical(slots.clone()) {
+                return None;
+            }
+            let start = slots.start;
+            let mut mask = vec![false; (slots.end - start) as usize];
+            index.for_each_in(slots, |slot, _, _| mask[(slot - start) as usize] = true);
+            Some(mask)
+        };
+        match write_wdl(&path, &table, &canonical, cancelled) {
             Err(TableError::Io { source, .. })
                 if source.kind() == ErrorKind::Interrupted && cancelled() =>
             {

@@ -38,7 +38,6 @@ use super::reader::{map_file, BlockCache, Blocks};
 use super::writer::write_records_and_front;
 use super::Table;
 use crate::atomic_file::write_atomically;
-use crate::index::SectorIndex;
 use crate::value::{Cell, Outcome};
 
 /// Version of the win/draw/loss layout this build writes and reads.
@@ -200,26 +199,26 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
     }
 }
 
-/// Writes the win/draw/loss table of the full table `table`, whose slots
-/// `index` describes, to `path`, atomically (a temporary file renamed into
-/// place; nothing is left at `path` or beside it on an error). Blocks are
-/// made in parallel (the calling thread pool's threads), each from the
-/// full table's blocks it covers. `cancelled` is asked before each block;
-/// once it says yes the write stops with an error of kind
+/// Which slots of a range hold a position (are canonical), as a mask of
+/// the range, or `None` when they all do: what the index knows and the
+/// table layer does not (`Database::export_wdl` asks the sector's index).
+pub type Canonical<'a> = dyn Fn(Range<u64>) -> Option<Vec<bool>> + Sync + 'a;
+
+/// Writes the win/draw/loss table of the full table `table` to `path`,
+/// atomically (a temporary file renamed into place; nothing is left at
+/// `path` or beside it on an error), its non-canonical slots (as
+/// `canonical` says) filled so as to continue runs. Blocks are made in
+/// parallel (the calling thread pool's threads), each from the full
+/// table's blocks it covers. `cancelled` is asked before each block; once
+/// it says yes the write stops with an error of kind
 /// [`std::io::ErrorKind::Interrupted`].
 pub fn write_wdl<B: AsRef<[u8]> + Sync>(
     path: &Path,
     table: &Table<B>,
-    index: &SectorIndex,
+    canonical: &Canonical,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<(), TableError> {
     let info = table.info();
-    if index.slots() != info.slots {
-        return Err(TableError::BadInput {
-            path: path.to_owned(),
-            what: format!("the index has {} slots, the table {}", index.slots(), info.slots),
-        });
-    }
     let header = Header {
         magic: WDL.magic,
         format_version: VERSION,
@@ -244,7 +243,19 @@ pub fn write_wdl<B: AsRef<[u8]> + Sync>(
                 let start = block as u64 * block_cells;
                 let slots = start..(start + block_cells).min(info.slots);
                 let mut cells = table.cells(slots.clone())?;
-                fill_non_canonical(&mut cells, index, slots);
+                if let Some(mask) = canonical(slots) {
+                    if mask.len() != cells.len() {
+                        return Err(TableError::BadInput {
+                            path: path.to_owned(),
+                            what: format!(
+                                "block {block}: a mask of {} slots for {}",
+                                mask.len(),
+                                cells.len()
+                            ),
+                        });
+                    }
+                    fill_non_canonical(&mut cells, &mask);
+                }
                 frame_record(&pack(&cells), ZSTD_LEVEL).map_err(io_error(tmp, "compress a block"))
             })
         },
@@ -252,21 +263,15 @@ pub fn write_wdl<B: AsRef<[u8]> + Sync>(
     )
 }
 
-/// Gives each non-canonical slot of `cells` (the cells of `slots`) the
-/// cell of the next canonical slot, or of the last one after it: the
-/// filler that continues runs.
-pub fn fill_non_canonical(cells: &mut [u16], index: &SectorIndex, slots: Range<u64>) {
-    if index.all_canonical(slots.clone()) {
-        return;
-    }
-    let start = slots.start;
-    let mut canonical = vec![false; cells.len()];
-    index.for_each_in(slots, |slot, _, _| canonical[(slot - start) as usize] = true);
+/// Gives each non-canonical slot of `cells` (where `canonical` is false)
+/// the cell of the next canonical slot, or of the last one when none
+/// follows: the filler that continues runs.
+pub fn fill_non_canonical(cells: &mut [u16], canonical: &[bool]) {
     let Some(last) = canonical.iter().rposition(|&c| c) else {
         return; // no position in the block: any filler does
     };
     let mut upcoming = cells[last];
-    for (cell, &canonical) in cells.iter_mut().zip(&canonical).rev() {
+    for (cell, &canonical) in cells.iter_mut().zip(canonical).rev() {
         if canonical {
             upcoming = *cell;
         } else {
@@ -278,54 +283,60 @@ pub fn fill_non_canonical(cells: &mut [u16], index: &SectorIndex, slots: Range<u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{Indexer, Sector};
     use crate::stats::Counts;
     use crate::table::{write_table, TableInfo};
     use crate::testing::synthetic_cells;
-    use crate::variant::Variant;
     use std::path::PathBuf;
 
-    /// Nine's sector 4-3 (4 blocks, the last one short, with symmetric
-    /// mover sets, so non-canonical slots) as a full table of synthetic
-    /// cells in `dir`; its cells and the table's path.
-    fn full_table(dir: &Path, ix: &Indexer) -> (Vec<u16>, PathBuf) {
-        let slots = ix.sector(Sector::moving(4, 3)).slots();
-        let cells = synthetic_cells(slots as usize, 28);
+    /// Slots: 3 blocks and a short one.
+    const SLOTS: u64 = 3 * BLOCK_CELLS as u64 + 12_345;
+
+    /// Whether a slot of the test's tables holds a position: single slots
+    /// and runs of a thousand do not, except in the second block, where
+    /// all do.
+    fn is_canonical(slot: u64) -> bool {
+        slot / u64::from(BLOCK_CELLS) == 1 || (slot % 11 != 5 && !(slot / 1000).is_multiple_of(9))
+    }
+
+    fn canonical(slots: Range<u64>) -> Option<Vec<bool>> {
+        let mask: Vec<bool> = slots.map(is_canonical).collect();
+        (!mask.iter().all(|&c| c)).then_some(mask)
+    }
+
+    /// A full table of synthetic cells in `dir`; its cells and path.
+    fn full_table(dir: &Path) -> (Vec<u16>, PathBuf) {
+        let cells = synthetic_cells(SLOTS as usize, 28);
         let info = TableInfo {
             rules: "r".into(),
             sector: "4-3".into(),
             index_version: 1,
-            slots,
-            counts: Counts::tally(&cells, slots),
+            slots: SLOTS,
+            counts: Counts::tally(&cells, SLOTS),
         };
         let path = dir.join("t.mtb");
         write_table(&path, &info, &cells).unwrap();
         (cells, path)
     }
 
-    fn indexer() -> Indexer {
-        Indexer::new(Variant::named("nine").unwrap().board())
+    /// The full table and its win/draw/loss table in `dir`.
+    fn both(dir: &Path) -> (Vec<u16>, PathBuf, PathBuf) {
+        let (cells, full) = full_table(dir);
+        let table = Table::open(&full, "r", "4-3").unwrap();
+        let path = dir.join("t.wdl");
+        write_wdl(&path, &table, &canonical, &|| false).unwrap();
+        (cells, full, path)
     }
 
     #[test]
     fn every_canonical_slot_keeps_its_outcome_and_fillers_continue_runs() {
         let dir = tempfile::tempdir().unwrap();
-        let ix = indexer();
-        let index = ix.sector(Sector::moving(4, 3));
-        let (cells, full) = full_table(dir.path(), &ix);
-        let table = Table::open(&full, "r", "4-3").unwrap();
-        let path = dir.path().join("t.wdl");
-        write_wdl(&path, &table, &index, &|| false).unwrap();
+        let (cells, full, path) = both(dir.path());
         let wdl = WdlTable::open(&path, "r", "4-3").unwrap();
-        assert_eq!(wdl.info(), table.info());
-        assert_eq!(wdl.blocks(), cells.len().div_ceil(BLOCK_CELLS as usize));
-        assert!(wdl.blocks() > 2 && cells.len() % BLOCK_CELLS as usize != 0);
+        assert_eq!(wdl.info(), Table::open(&full, "r", "4-3").unwrap().info());
+        assert_eq!(wdl.blocks(), 4);
         wdl.verify().unwrap();
-        let mut canonical = vec![false; cells.len()];
-        index.for_each_in(0..index.slots(), |slot, _, _| canonical[slot as usize] = true);
-        assert!(canonical.iter().any(|&c| !c), "some slots are not canonical");
         for (slot, &cell) in cells.iter().enumerate() {
-            if canonical[slot] {
+            if is_canonical(slot as u64) {
                 let want = Outcome::from_score(decode(code(cell)));
                 assert_eq!(wdl.get(slot as u64).unwrap(), want, "slot {slot}");
             }
@@ -337,24 +348,20 @@ mod tests {
             let packed = wdl.block_codes(b).unwrap();
             let at = |i: usize| packed[i / 4] >> (2 * (i % 4)) & 3;
             let range = b * block..(b * block + block).min(cells.len());
-            let last = range.clone().rev().find(|&s| canonical[s]).unwrap();
-            for slot in range.clone().filter(|&s| !canonical[s]) {
-                let source = (slot..range.end).find(|&s| canonical[s]).unwrap_or(last);
+            let canonical = |s: usize| is_canonical(s as u64);
+            let last = range.clone().rev().find(|&s| canonical(s)).unwrap();
+            for slot in range.clone().filter(|&s| !canonical(s)) {
+                let source = (slot..range.end).find(|&s| canonical(s)).unwrap_or(last);
                 assert_eq!(at(slot - range.start), code(cells[source]), "slot {slot}");
             }
         }
-        assert!(wdl.get(cells.len() as u64).is_err());
+        assert!(wdl.get(SLOTS).is_err());
     }
 
     #[test]
     fn every_damaged_byte_is_caught_and_names_the_file() {
         let dir = tempfile::tempdir().unwrap();
-        let ix = indexer();
-        let index = ix.sector(Sector::moving(4, 3));
-        let (_, full) = full_table(dir.path(), &ix);
-        let table = Table::open(&full, "r", "4-3").unwrap();
-        let path = dir.path().join("t.wdl");
-        write_wdl(&path, &table, &index, &|| false).unwrap();
+        let (_, full, path) = both(dir.path());
         let good = std::fs::read(&path).unwrap();
         let wdl = WdlTable::from_bytes(&good[..], &path, "r", "4-3").unwrap();
         let (start, ends) = (wdl.blocks.data_start, wdl.blocks.ends.clone());
@@ -388,17 +395,17 @@ mod tests {
     #[test]
     fn a_cancelled_or_refused_write_leaves_no_file() {
         let dir = tempfile::tempdir().unwrap();
-        let ix = indexer();
-        let (_, full) = full_table(dir.path(), &ix);
+        let (_, full) = full_table(dir.path());
         let table = Table::open(&full, "r", "4-3").unwrap();
         let path = dir.path().join("t.wdl");
-        let err = write_wdl(&path, &table, &ix.sector(Sector::moving(4, 3)), &|| true).unwrap_err();
+        let err = write_wdl(&path, &table, &canonical, &|| true).unwrap_err();
         assert!(
             matches!(&err, TableError::Io { source, .. } if source.kind() == std::io::ErrorKind::Interrupted),
             "{err}"
         );
-        let err = write_wdl(&path, &table, &ix.sector(Sector::moving(3, 4)), &|| false);
-        assert!(matches!(err, Err(TableError::BadInput { .. })));
+        let short = |slots: Range<u64>| Some(vec![true; (slots.end - slots.start) as usize - 1]);
+        let err = write_wdl(&path, &table, &short, &|| false);
+        assert!(matches!(err, Err(TableError::BadInput { .. })), "{err:?}");
         let names: Vec<_> =
             std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec!["t.mtb"], "nothing but the full table");
