@@ -1,6 +1,6 @@
 //! The win/draw/loss tier against the full tier it is made from: every
-//! canonical slot of six's whole game and of nine's moving phase up to 8
-//! stones decodes to the full tier's outcome; an export run again keeps
+//! canonical slot of six's whole game and of nine up to 8 stones (both
+//! phases) decodes to the full tier's outcome; an export run again keeps
 //! what checks out and writes again what does not. The command is in
 //! `cli_export.rs`, the format's own tests in `src/table/wdl.rs`.
 
@@ -67,12 +67,16 @@ fn every_state_of_six_whole_keeps_its_outcome() {
 }
 
 #[test]
-fn every_state_of_nine_up_to_8_stones_keeps_its_outcome_and_export_resumes() {
+fn every_state_of_nine_up_to_8_stones_both_phases_keeps_its_outcome_and_export_resumes() {
     let dir = scratch();
     let db = Database::new(dir.path().join("db"), Variant::named("nine").unwrap());
     db.solve_moving(8, 2, &Quiet).unwrap();
-    let sectors: Vec<Sector> =
+    db.solve_placement(8, 2, &Quiet).unwrap();
+    let mut sectors: Vec<Sector> =
         moving_sectors(db.variant()).into_iter().filter(|s| s.total_stones() <= 8).collect();
+    let placed = placement_sectors(db.variant()).into_iter().filter(|&s| db.has(s));
+    sectors.extend(placed);
+    assert!(sectors.iter().any(|s| !s.is_moving()), "placement sectors too");
     let out = dir.path().join("wdl");
     fs::create_dir(&out).unwrap();
     let first = export(&db, &sectors, &out);
