@@ -85,3 +85,36 @@ fn export_of_a_database_without_tables_is_an_error_that_says_so() {
     let err = common::text(&output.stderr);
     assert!(err.contains("no tables of six"), "{err}");
 }
+
+#[test]
+fn ctrl_c_stops_the_export_without_a_half_file_and_the_next_run_resumes() {
+    let dir = scratch();
+    let db = dir.path().join("db");
+    let out = dir.path().join("wdl");
+    ok(&db, &["--variant", "six", "solve", "--threads", "2"]);
+    let tables = common::tables(&db).len();
+    let export = ["--variant", "six", "export", "--wdl", out.to_str().unwrap(), "--threads", "2"];
+
+    // Stopped once its first table is there, so that it cannot finish
+    // while the signal is delivered.
+    let mut child = common::spawn(&db, &export);
+    common::wait_for(&mut child, &out, "six-3-3.wdl");
+    common::signal(&child, libc::SIGSTOP);
+    common::signal(&child, libc::SIGINT);
+    common::signal(&child, libc::SIGCONT);
+    let output = child.wait_with_output().unwrap();
+    let err = common::text(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{err}");
+    assert!(err.starts_with("morris: interrupted by SIGINT: "), "{err}");
+    assert!(err.contains(&format!("finished: of {tables} tables, ")), "{err}");
+    assert!(err.contains("run the same command again to resume"), "{err}");
+    let names: Vec<String> = common::files(&out).into_keys().collect();
+    assert!(names.iter().all(|n| n.ends_with(".wdl")), "no half file: {names:?}");
+    let done = names.len();
+    assert!(done >= 1 && done < tables, "{done} of {tables}");
+
+    // Every file it left checks out and is kept.
+    let again = ok(&db, &export);
+    let want = format!("{tables} tables ({} written, {done} already there)", tables - done);
+    assert!(again.contains(&want), "{again}");
+}

@@ -68,10 +68,9 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
             Ok(exported) => exported,
             Err(err) => {
                 bar.finish_and_clear();
-                return Err(interrupted(
-                    err,
-                    format!("{written} tables written, {kept} already there"),
-                ));
+                let finished =
+                    format!("of {} tables, {written} written, {kept} already there", present.len());
+                return Err(interrupted(err, finished));
             }
         };
         let full = db.table(sector)?.bytes_on_disk();
