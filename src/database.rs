@@ -167,6 +167,8 @@ pub(crate) fn io_error<'a>(
 pub struct Exported {
     /// Bytes of the win/draw/loss file.
     pub bytes: u64,
+    /// Bytes of the full table it was made from.
+    pub full_bytes: u64,
     /// Whether it was written now (else it was there and checked out).
     pub written: bool,
 }
@@ -265,16 +267,24 @@ impl Database {
     ) -> Result<Exported, DbError> {
         let path = out.join(self.wdl_path(sector).file_name().expect("a file name"));
         let (rules, name) = (self.variant.rules_key(), sector.to_string());
-        let table = self.table(sector)?;
+        // Opened for this export alone, not kept with the tables `table`
+        // keeps: a whole game's export maps each table only while it
+        // reads it.
+        let full = self.table_path(sector);
+        if !full.exists() {
+            return Err(self.missing(sector));
+        }
+        let table = Table::open(&full, &rules, &name)?;
+        let full_bytes = table.bytes_on_disk();
         if let Ok(wdl) = WdlTable::open(&path, &rules, &name) {
             if wdl.info() == table.info() && wdl.verify().is_ok() {
-                return Ok(Exported { bytes: wdl.bytes_on_disk(), written: false });
+                return Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: false });
             }
         }
         let index = self.indexer.sector(sector);
         if index.slots() != table.info().slots {
             return Err(DbError::Table(TableError::Corrupt {
-                path: self.table_path(sector),
+                path: full,
                 what: format!(
                     "{} slots, where the index of {sector} has {}",
                     table.info().slots,
@@ -301,7 +311,7 @@ impl Database {
         }
         let wdl = WdlTable::open(&path, &rules, &name)?;
         wdl.verify()?;
-        Ok(Exported { bytes: wdl.bytes_on_disk(), written: true })
+        Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: true })
     }
 
     /// Where the leaf cache of `sector` (the placement search's 2-bit

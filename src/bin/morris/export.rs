@@ -73,7 +73,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
                 return Err(interrupted(err, finished));
             }
         };
-        let full = db.table(sector)?.bytes_on_disk();
+        let full = exported.full_bytes;
         let n = states(sector);
         total.add(n, full, exported.bytes);
         if exported.written {
