@@ -1,6 +1,7 @@
 //! The win/draw/loss tier: a sector's outcome for the side to move at
 //! every slot, without distances, made from its full table
-//! (`morris export --wdl`), a tenth of its size or less.
+//! (`morris export --wdl`): a fifth to a third of its size on nine's big
+//! sectors.
 //!
 //! A `<variant>-<sector>.wdl` file has the layout of a full table (see
 //! [`super`]): the same bincode header (magic `MORRISWD`, its own version,
@@ -22,8 +23,8 @@
 //! A reader never asks for them.
 //!
 //! The choice follows `docs/compression.md` (`wdl 2b 256Ki L19 nc`): one
-//! byte a cell compresses up to 5% better at these settings but decodes
-//! half as fast; the opponent-major order and capture "don't care" cells
+//! byte a cell compresses some sectors better (5% on nine's 9-9 without
+//! flying, 13% on twelve's 5-4), others worse, and decodes half as fast; the opponent-major order and capture "don't care" cells
 //! gain more on some sectors but need a choice per table and a probe, and
 //! are not done here.
 
