@@ -1,6 +1,7 @@
-//! SIGINT and SIGTERM during a solve or an export. The first asks the solver to stop
-//! at its next safe point (it polls [`received`] through
-//! `Progress::cancelled`); a second one exits at once with the same code,
+//! SIGINT and SIGTERM during a solve or an export. The first asks the
+//! solver (or the export) to stop at its next safe point (the solver polls
+//! [`received`] through `Progress::cancelled`, the export before each
+//! block); a second one exits at once with the same code,
 //! which loses nothing finished: tables and checkpoints only ever appear
 //! complete, by rename.
 //!
@@ -56,8 +57,8 @@ pub fn name(signal: i32) -> &'static str {
     }
 }
 
-/// A solve or an export stopped by a signal at a safe point: what is finished and how
-/// to go on. `main` prints it and exits with `exit_code`.
+/// A solve or an export stopped by a signal at a safe point: what is
+/// finished and how to go on. `main` prints it and exits with `exit_code`.
 #[derive(Debug)]
 pub struct Interrupted {
     pub exit_code: u8,
