@@ -255,7 +255,9 @@ impl Database {
     /// Writes the win/draw/loss table of `sector`, made from this
     /// database's full table, into the directory `out` (which must exist),
     /// unless a file there already is that table (it opens, says it was
-    /// made from this very table and every block checks out). Blocks are
+    /// made from this very table, every block checks out and the outcomes
+    /// of its canonical slots add up to the table's counts); the file
+    /// written is checked the same way. Blocks are
     /// made on the calling thread pool; `cancelled` is asked before each,
     /// and a yes stops the write with [`DbError::Interrupted`], leaving no
     /// file behind.
@@ -276,11 +278,6 @@ impl Database {
         }
         let table = Table::open(&full, &rules, &name)?;
         let full_bytes = table.bytes_on_disk();
-        if let Ok(wdl) = WdlTable::open(&path, &rules, &name) {
-            if wdl.info() == table.info() && wdl.verify().is_ok() {
-                return Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: false });
-            }
-        }
         let index = self.indexer.sector(sector);
         if index.slots() != table.info().slots {
             return Err(DbError::Table(TableError::Corrupt {
@@ -301,6 +298,11 @@ impl Database {
             index.for_each_in(slots, |slot, _, _| mask[(slot - start) as usize] = true);
             Some(mask)
         };
+        if let Ok(wdl) = WdlTable::open(&path, &rules, &name) {
+            if wdl.info() == table.info() && wdl.verify_counts(&canonical).is_ok() {
+                return Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: false });
+            }
+        }
         match write_wdl(&path, &table, &canonical, cancelled) {
             Err(TableError::Io { source, .. })
                 if source.kind() == ErrorKind::Interrupted && cancelled() =>
@@ -310,7 +312,7 @@ impl Database {
             result => result?,
         }
         let wdl = WdlTable::open(&path, &rules, &name)?;
-        wdl.verify()?;
+        wdl.verify_counts(&canonical)?;
         Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: true })
     }
 

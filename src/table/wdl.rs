@@ -188,6 +188,41 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
         })
     }
 
+    /// Checks every block (as [`WdlTable::verify`]) and that the outcomes
+    /// of the canonical slots (as `canonical` says) add up to the wins,
+    /// draws and losses of the header: what tells a file made from this
+    /// table from one that only has its header.
+    pub fn verify_counts(&self, canonical: &Canonical) -> Result<(), TableError>
+    where
+        B: Sync,
+    {
+        let b = &self.blocks;
+        let tally = (0..b.count())
+            .into_par_iter()
+            .map(|block| {
+                let packed = self.block_codes(block)?;
+                let start = block as u64 * b.block_cells;
+                let slots = start..start + b.block_len(block) as u64;
+                let mask = canonical(slots.clone());
+                let mut by_code = [0u64; 3];
+                for i in 0..b.block_len(block) {
+                    if mask.as_ref().is_none_or(|m| m[i]) {
+                        by_code[(packed[i / 4] >> (2 * (i % 4)) & 3) as usize] += 1;
+                    }
+                }
+                Ok(by_code)
+            })
+            .try_reduce(|| [0; 3], |x, y| Ok([x[0] + y[0], x[1] + y[1], x[2] + y[2]]))?;
+        let c = &b.info.counts;
+        if tally != [c.losses, c.draws, c.wins] {
+            return Err(b.corrupt(format!(
+                "its outcomes (losses, draws, wins) {tally:?} disagree with the header's {:?}",
+                [c.losses, c.draws, c.wins]
+            )));
+        }
+        Ok(())
+    }
+
     fn cached_block(&self, block: usize) -> Result<Arc<[u8]>, TableError> {
         let cache = || self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(packed) = cache().get(block) {
@@ -306,13 +341,20 @@ mod tests {
 
     /// A full table of synthetic cells in `dir`; its cells and path.
     fn full_table(dir: &Path) -> (Vec<u16>, PathBuf) {
-        let cells = synthetic_cells(SLOTS as usize, 28);
+        // Non-canonical slots hold the full tier's filler, a draw.
+        let mut cells = synthetic_cells(SLOTS as usize, 28);
+        for (slot, cell) in cells.iter_mut().enumerate() {
+            if !is_canonical(slot as u64) {
+                *cell = 0;
+            }
+        }
+        let states = (0..SLOTS).filter(|&s| is_canonical(s)).count() as u64;
         let info = TableInfo {
             rules: "r".into(),
             sector: "4-3".into(),
             index_version: 1,
             slots: SLOTS,
-            counts: Counts::tally(&cells, SLOTS),
+            counts: Counts::tally(&cells, states),
         };
         let path = dir.join("t.mtb");
         write_table(&path, &info, &cells).unwrap();
@@ -357,6 +399,11 @@ mod tests {
             }
         }
         assert!(wdl.get(SLOTS).is_err());
+        // The outcomes of the canonical slots add up to the header's
+        // counts; with the fillers counted too they do not.
+        wdl.verify_counts(&canonical).unwrap();
+        let err = wdl.verify_counts(&|_| None).unwrap_err();
+        assert!(err.to_string().contains("disagree with the header"), "{err}");
     }
 
     #[test]
