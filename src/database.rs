@@ -29,7 +29,9 @@ use crate::solve::moving::chunk_count;
 use crate::solve::plan::Job;
 use crate::solve::{moving_pairs, MovingPair, ResumePoint, SolveError};
 use crate::stats::Counts;
-use crate::table::{max_table_bytes, write_table, Table, TableError, TableInfo};
+use crate::table::{
+    max_table_bytes, write_table, write_wdl, Table, TableError, TableInfo, WdlTable,
+};
 use crate::value::{Cell, Value};
 use crate::variant::Variant;
 use leaf_cache::{Expected, LeafScores, Source};
@@ -161,6 +163,17 @@ pub(crate) fn io_error<'a>(
     move |source| DbError::Io { path: path.to_path_buf(), op, source }
 }
 
+/// What [`Database::export_wdl`] did with one sector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exported {
+    /// Bytes of the win/draw/loss file.
+    pub bytes: u64,
+    /// Bytes of the full table it was made from.
+    pub full_bytes: u64,
+    /// Whether it was written now (else it was there and checked out).
+    pub written: bool,
+}
+
 /// The tables of one variant in one directory.
 pub struct Database {
     dir: PathBuf,
@@ -225,6 +238,83 @@ impl Database {
     /// Where the table of `sector` lives.
     pub fn table_path(&self, sector: Sector) -> PathBuf {
         self.dir.join(format!("{}-{}.mtb", self.variant.name(), sector))
+    }
+
+    /// Where the win/draw/loss table of `sector` is:
+    /// `<dir>/<variant>-<sector>.wdl`, beside the full table's name.
+    pub fn wdl_path(&self, sector: Sector) -> PathBuf {
+        self.dir.join(format!("{}-{}.wdl", self.variant.name(), sector))
+    }
+
+    /// The win/draw/loss table of `sector` in this directory, opened (its
+    /// header and offsets checked, its blocks when they are read).
+    pub fn wdl_table(&self, sector: Sector) -> Result<WdlTable<Mmap>, DbError> {
+        let path = self.wdl_path(sector);
+        Ok(WdlTable::open(&path, &self.variant.rules_key(), &sector.to_string())?)
+    }
+
+    /// Writes the win/draw/loss table of `sector`, made from this
+    /// database's full table, into the directory `out` (which must exist),
+    /// unless a file there already is that table (it opens, says it was
+    /// made from this very table, every block checks out and the outcomes
+    /// of its canonical slots add up to the table's counts); the file
+    /// written is checked the same way. Blocks are
+    /// made on the calling thread pool; `cancelled` is asked before each,
+    /// and a yes stops the write with [`DbError::Interrupted`], leaving no
+    /// file behind.
+    pub fn export_wdl(
+        &self,
+        sector: Sector,
+        out: &Path,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Exported, DbError> {
+        let path = out.join(self.wdl_path(sector).file_name().expect("a file name"));
+        let (rules, name) = (self.variant.rules_key(), sector.to_string());
+        // Opened for this export alone, not kept with the tables `table`
+        // keeps: a whole game's export maps each table only while it
+        // reads it.
+        let full = self.table_path(sector);
+        if !full.exists() {
+            return Err(self.missing(sector));
+        }
+        let table = Table::open(&full, &rules, &name)?;
+        let full_bytes = table.bytes_on_disk();
+        let index = self.indexer.sector(sector);
+        if index.slots() != table.info().slots {
+            return Err(DbError::Table(TableError::Corrupt {
+                path: full,
+                what: format!(
+                    "{} slots, where the index of {sector} has {}",
+                    table.info().slots,
+                    index.slots()
+                ),
+            }));
+        }
+        let canonical = |slots: std::ops::Range<u64>| {
+            if index.all_canonical(slots.clone()) {
+                return None;
+            }
+            let start = slots.start;
+            let mut mask = vec![false; (slots.end - start) as usize];
+            index.for_each_in(slots, |slot, _, _| mask[(slot - start) as usize] = true);
+            Some(mask)
+        };
+        if let Ok(wdl) = WdlTable::open(&path, &rules, &name) {
+            if wdl.info() == table.info() && wdl.verify_counts(&canonical).is_ok() {
+                return Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: false });
+            }
+        }
+        match write_wdl(&path, &table, &canonical, cancelled) {
+            Err(TableError::Io { source, .. })
+                if source.kind() == ErrorKind::Interrupted && cancelled() =>
+            {
+                return Err(DbError::Interrupted(format!("while writing {}", path.display())));
+            }
+            result => result?,
+        }
+        let wdl = WdlTable::open(&path, &rules, &name)?;
+        wdl.verify_counts(&canonical)?;
+        Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: true })
     }
 
     /// Where the leaf cache of `sector` (the placement search's 2-bit

@@ -17,7 +17,8 @@
 //!                                   the scores, ceil(slots / 4) bytes, to the end
 //! ```
 //!
-//! Scores are packed four to a byte, slot `i` in bits `2 (i mod 4)` of
+//! Scores are packed four to a byte (as in the win/draw/loss tier,
+//! [`crate::table::wdl`], whose `code` and `pack` these are), slot `i` in bits `2 (i mod 4)` of
 //! byte `i / 4`: 0 loss, 1 draw, 2 win for the side to move.
 //!
 //! What is checked when: opening a cache compares the header (its own
@@ -45,8 +46,8 @@
 //! sync, rename).
 
 use crate::index::Sector;
+pub use crate::table::wdl::{code, decode, pack};
 use crate::table::Table;
-use crate::value::Cell;
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::fs::File;
@@ -174,36 +175,6 @@ fn pack_planes(planes: &[u8], out: &mut [u8]) {
         }
         *byte = b;
     }
-}
-
-/// Cells as 2-bit scores, in parallel.
-pub fn pack(cells: &[u16]) -> Vec<u8> {
-    const BYTES: usize = 1 << 16;
-    let mut packed = vec![0u8; cells.len().div_ceil(4)];
-    packed.par_chunks_mut(BYTES).zip(cells.par_chunks(4 * BYTES)).for_each(|(out, cells)| {
-        for (byte, four) in out.iter_mut().zip(cells.chunks(4)) {
-            *byte = four.iter().enumerate().fold(0, |acc, (i, &c)| acc | code(c) << (2 * i));
-        }
-    });
-    packed
-}
-
-/// The 2-bit score of a stored cell: 0 loss, 1 draw, 2 win. A cell holds
-/// the depth + 1 (0 for a draw) and odd depths are wins, so even cells
-/// other than 0 are wins and odd cells losses (see [`Cell`]).
-#[inline]
-pub fn code(cell: u16) -> u8 {
-    if cell == Cell::DRAW.0 {
-        1
-    } else {
-        2 * (cell & 1 == 0) as u8
-    }
-}
-
-/// The score (-1, 0, 1) of a 2-bit code.
-#[inline]
-pub fn decode(code: u8) -> i8 {
-    code as i8 - 1
 }
 
 /// Writes the cache of `packed` (the scores of the sector `expected`
@@ -380,7 +351,7 @@ impl LeafScores {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Value;
+    use crate::value::{Cell, Value};
 
     fn cells(n: usize) -> Vec<u16> {
         let values = [

@@ -43,6 +43,7 @@ mod worker;
 
 use crate::database::{Database, DbError};
 use crate::position::{Move, State};
+pub use crate::value::Outcome;
 use leaves::Loaded;
 use order::ordered_moves;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -50,51 +51,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transpositions::Transpositions;
 use worker::{Published, Stop, Worker};
-
-/// A game-theoretic outcome without its distance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// The side to move wins.
-    Win,
-    /// Neither side can force a win.
-    Draw,
-    /// The side to move loses.
-    Loss,
-}
-
-impl Outcome {
-    /// The outcome of score 1, 0 or -1.
-    pub fn from_score(score: i8) -> Outcome {
-        match score {
-            1 => Outcome::Win,
-            0 => Outcome::Draw,
-            _ => Outcome::Loss,
-        }
-    }
-
-    /// 1, 0 or -1.
-    pub fn score(self) -> i8 {
-        match self {
-            Outcome::Win => 1,
-            Outcome::Draw => 0,
-            Outcome::Loss => -1,
-        }
-    }
-
-    /// The outcome for the other side.
-    pub fn back(self) -> Outcome {
-        Outcome::from_score(-self.score())
-    }
-
-    /// `"win"`, `"loss"` or `"draw"`.
-    pub fn kind(self) -> &'static str {
-        match self {
-            Outcome::Win => "win",
-            Outcome::Draw => "draw",
-            Outcome::Loss => "loss",
-        }
-    }
-}
 
 /// How far a search has got.
 #[derive(Clone, Copy, Debug, Default)]

@@ -20,6 +20,20 @@ pub const BLOCK_CELLS: u32 = 16 * 1024;
 pub const ZSTD_LEVEL: i32 = 9;
 
 pub(super) const MAGIC: [u8; 8] = *b"MORRISTB";
+
+/// What tells one kind of file of this layout from another: the full
+/// tier's tables and the win/draw/loss tier's ([`super::wdl`]) share the
+/// header, offset table and checksums, and differ in magic, version and
+/// what a block holds.
+pub(super) struct Kind {
+    pub(super) magic: [u8; 8],
+    pub(super) version: u32,
+    /// The file's kind in words, for errors.
+    pub(super) what: &'static str,
+}
+
+/// The full tier: value and distance of every slot.
+pub(super) const FULL: Kind = Kind { magic: MAGIC, version: FORMAT_VERSION, what: "morris table" };
 pub(super) const CRC_LEN: usize = 4;
 pub(super) const OFFSET_LEN: usize = 8;
 /// Bounds what a damaged header can make the decoder allocate.
@@ -59,19 +73,23 @@ pub enum TableError {
         #[source]
         source: io::Error,
     },
-    /// Not a table file.
-    #[error("{}: not a morris table (wrong magic bytes)", path.display())]
+    /// Not a table file (of the kind asked for).
+    #[error("{}: not a {what} (wrong magic bytes)", path.display())]
     BadMagic {
         /// The file.
         path: PathBuf,
+        /// The kind of file expected, e.g. "morris table".
+        what: &'static str,
     },
     /// A table of another format version.
-    #[error("{}: table format version {found} is not supported (this build reads version {FORMAT_VERSION})", path.display())]
+    #[error("{}: table format version {found} is not supported (this build reads version {supported})", path.display())]
     UnsupportedVersion {
         /// The file.
         path: PathBuf,
         /// Its version.
         found: u32,
+        /// The version this build reads.
+        supported: u32,
     },
     /// A table solved under other rules.
     #[error("{}: table was solved under other rules: it says {found:?}, expected {expected:?}", path.display())]
@@ -183,7 +201,12 @@ pub(super) fn io_error<'a>(
 pub(super) fn block_record(block: &[u16], level: i32) -> io::Result<Vec<u8>> {
     let planes: Vec<u8> =
         block.iter().map(|&c| c as u8).chain(block.iter().map(|&c| (c >> 8) as u8)).collect();
-    let mut record = zstd::bulk::compress(&planes, level)?;
+    frame_record(&planes, level)
+}
+
+/// A record: the zstd frame of `data` at `level`, then the frame's CRC.
+pub(super) fn frame_record(data: &[u8], level: i32) -> io::Result<Vec<u8>> {
+    let mut record = zstd::bulk::compress(data, level)?;
     let crc = crc32fast::hash(&record);
     record.extend_from_slice(&crc.to_le_bytes());
     Ok(record)
@@ -198,21 +221,27 @@ pub(super) fn cells_of_planes(planes: &[u8], out: &mut [u16]) {
     }
 }
 
-/// Decodes and checks the header; returns it with its length in bytes.
-pub(super) fn parse_header(bytes: &[u8], path: &Path) -> Result<(Header, usize), TableError> {
+/// Decodes and checks the header of a file of `kind`; returns it with its
+/// length in bytes.
+pub(super) fn parse_header(
+    bytes: &[u8],
+    path: &Path,
+    kind: &Kind,
+) -> Result<(Header, usize), TableError> {
     let corrupt = |what: String| TableError::Corrupt { path: path.to_owned(), what };
     if bytes.len() < MAGIC.len() {
         return Err(corrupt(format!("{} bytes are too short for a header", bytes.len())));
     }
-    if bytes[..MAGIC.len()] != MAGIC {
-        return Err(TableError::BadMagic { path: path.to_owned() });
+    if bytes[..MAGIC.len()] != kind.magic {
+        return Err(TableError::BadMagic { path: path.to_owned(), what: kind.what });
     }
     let (preamble, _): (Preamble, usize) = bincode::decode_from_slice(bytes, HEADER_CONFIG)
         .map_err(|e| corrupt(format!("unreadable header: {e}")))?;
-    if preamble.format_version != FORMAT_VERSION {
+    if preamble.format_version != kind.version {
         return Err(TableError::UnsupportedVersion {
             path: path.to_owned(),
             found: preamble.format_version,
+            supported: kind.version,
         });
     }
     let (header, len): (Header, usize) = bincode::decode_from_slice(bytes, HEADER_CONFIG)

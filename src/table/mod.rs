@@ -36,11 +36,14 @@
 //! - `format`: the constants, header, offset table and block encoding.
 //! - `reader`: [`Table`], opened from a file or bytes.
 //! - `writer`: [`write_table`], replacing the file atomically.
+//! - [`wdl`]: the win/draw/loss tier, in files of the same layout whose
+//!   blocks hold 2-bit outcomes: [`WdlTable`], [`write_wdl`].
 //!
 //! The counts in the header are [`crate::stats::Counts`].
 
 mod format;
 mod reader;
+pub mod wdl;
 mod writer;
 
 #[cfg(test)]
@@ -48,4 +51,5 @@ mod tests;
 
 pub use format::{TableError, TableInfo, BLOCK_CELLS, FORMAT_VERSION, ZSTD_LEVEL};
 pub use reader::{cell_in_planes, Table};
+pub use wdl::{write_wdl, WdlTable};
 pub use writer::{max_table_bytes, write_table, write_table_with, WriteOptions};

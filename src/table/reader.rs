@@ -5,14 +5,15 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rayon::prelude::*;
 
 use super::format::{
-    cells_of_planes, check_identity, io_error, parse_header, parse_offsets, TableError, TableInfo,
-    CRC_LEN,
+    cells_of_planes, check_identity, io_error, parse_header, parse_offsets, Kind, TableError,
+    TableInfo, CRC_LEN, FULL,
 };
 use crate::stats::{add_histograms, cell_histogram, Distances, Tally};
 
@@ -25,7 +26,7 @@ pub(super) const CACHED_BLOCKS: usize = 8;
 pub struct Table<B: AsRef<[u8]>> {
     bytes: B,
     pub(super) blocks: Blocks,
-    cache: Mutex<BlockCache>,
+    cache: Mutex<BlockCache<u16>>,
 }
 
 /// Where the blocks of a table are, apart from the bytes themselves (which
@@ -44,17 +45,21 @@ impl Table<memmap2::Mmap> {
     /// `expect_rules` and holds sector `expect_sector`. Reads only the header
     /// and the offset table.
     pub fn open(path: &Path, expect_rules: &str, expect_sector: &str) -> Result<Self, TableError> {
-        let file = File::open(path).map_err(io_error(path, "open the table"))?;
-        // Safety: the map is only sound while nobody changes the file. Tables
-        // are never modified in place: writers make a new file and rename it
-        // over the old one, which leaves this mapping on the old, unchanged
-        // inode. If some other program truncates the file anyway, touching a
-        // page past the new end raises SIGBUS and kills the process; if it
-        // rewrites bytes, block checksums catch most changes, but a change
-        // between a block's checksum and its decompression can go unnoticed.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io_error(path, "map the table"))?;
-        Table::from_bytes(map, path, expect_rules, expect_sector)
+        Table::from_bytes(map_file(path)?, path, expect_rules, expect_sector)
     }
+}
+
+/// The whole file at `path`, mapped.
+pub(super) fn map_file(path: &Path) -> Result<memmap2::Mmap, TableError> {
+    let file = File::open(path).map_err(io_error(path, "open the table"))?;
+    // Safety: the map is only sound while nobody changes the file. Tables
+    // are never modified in place: writers make a new file and rename it
+    // over the old one, which leaves this mapping on the old, unchanged
+    // inode. If some other program truncates the file anyway, touching a
+    // page past the new end raises SIGBUS and kills the process; if it
+    // rewrites bytes, block checksums catch most changes, but a change
+    // between a block's checksum and its decompression can go unnoticed.
+    unsafe { memmap2::Mmap::map(&file) }.map_err(io_error(path, "map the table"))
 }
 
 impl<B: AsRef<[u8]>> Table<B> {
@@ -66,18 +71,8 @@ impl<B: AsRef<[u8]>> Table<B> {
         expect_rules: &str,
         expect_sector: &str,
     ) -> Result<Self, TableError> {
-        let path = path_for_errors.to_owned();
-        let data = bytes.as_ref();
-        let (header, header_len) = parse_header(data, &path)?;
-        check_identity(&header, expect_rules, expect_sector, &path)?;
-        let (data_start, ends) = parse_offsets(data, &header, header_len, &path)?;
-        let blocks = Blocks {
-            info: header.info(),
-            block_cells: u64::from(header.block_cells),
-            data_start,
-            ends,
-            path,
-        };
+        let blocks =
+            Blocks::parse(bytes.as_ref(), path_for_errors, &FULL, expect_rules, expect_sector)?;
         Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
     }
 
@@ -146,6 +141,31 @@ impl<B: AsRef<[u8]>> Table<B> {
         let mut cells = vec![0; planes.len() / 2];
         cells_of_planes(&planes, &mut cells);
         Ok(cells)
+    }
+
+    /// The cells of `slots`, every block they lie in checked and
+    /// decompressed, bypassing the block cache.
+    pub fn cells(&self, slots: Range<u64>) -> Result<Vec<u16>, TableError> {
+        let b = &self.blocks;
+        if slots.start > slots.end || slots.end > b.info.slots {
+            return Err(TableError::OutOfRange {
+                path: b.path.clone(),
+                index: slots.end,
+                slots: b.info.slots,
+            });
+        }
+        let mut out = Vec::with_capacity((slots.end - slots.start) as usize);
+        if slots.is_empty() {
+            return Ok(out);
+        }
+        for block in slots.start / b.block_cells..=(slots.end - 1) / b.block_cells {
+            let cells = self.block(block as usize)?;
+            let first = block * b.block_cells;
+            let from = (slots.start.max(first) - first) as usize;
+            let to = (slots.end.min(first + cells.len() as u64) - first) as usize;
+            out.extend_from_slice(&cells[from..to]);
+        }
+        Ok(out)
     }
 
     /// All cells, every block checked.
@@ -235,7 +255,7 @@ impl<B: AsRef<[u8]>> Table<B> {
         Ok(cells)
     }
 
-    fn cache(&self) -> MutexGuard<'_, BlockCache> {
+    fn cache(&self) -> MutexGuard<'_, BlockCache<u16>> {
         // A panic elsewhere cannot leave the cache inconsistent: it only holds
         // complete, checked blocks.
         self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -243,11 +263,38 @@ impl<B: AsRef<[u8]>> Table<B> {
 }
 
 impl Blocks {
-    fn corrupt(&self, what: String) -> TableError {
+    /// The header and offset table of the file `data`, of `kind`, checked,
+    /// and its identity (`rules`, `sector`).
+    pub(super) fn parse(
+        data: &[u8],
+        path: &Path,
+        kind: &Kind,
+        rules: &str,
+        sector: &str,
+    ) -> Result<Blocks, TableError> {
+        let (header, header_len) = parse_header(data, path, kind)?;
+        check_identity(&header, rules, sector, path)?;
+        let (data_start, ends) = parse_offsets(data, &header, header_len, path)?;
+        Ok(Blocks {
+            info: header.info(),
+            block_cells: u64::from(header.block_cells),
+            data_start,
+            ends,
+            path: path.to_owned(),
+        })
+    }
+
+    pub(super) fn corrupt(&self, what: String) -> TableError {
         TableError::Corrupt { path: self.path.clone(), what }
     }
 
-    fn block_len(&self, block: usize) -> usize {
+    /// Blocks in the file.
+    pub(super) fn count(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Cells of block `block`: every block but the last holds `block_cells`.
+    pub(super) fn block_len(&self, block: usize) -> usize {
         let start = block as u64 * self.block_cells;
         (self.info.slots - start).min(self.block_cells) as usize
     }
@@ -275,18 +322,30 @@ impl Blocks {
         cells: usize,
         planes: &mut Vec<u8>,
     ) -> Result<(), TableError> {
+        self.decode_frame(bytes, block, 2 * cells, planes)
+    }
+
+    /// Checks block `block` of the file `bytes` and decompresses its frame
+    /// into `out`, resized to `len`, the bytes it must hold.
+    pub(super) fn decode_frame(
+        &self,
+        bytes: &[u8],
+        block: usize,
+        len: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), TableError> {
         let record = self.record(bytes, block);
         let (frame, crc) = record.split_at(record.len() - CRC_LEN);
         if crc32fast::hash(frame).to_le_bytes() != crc {
             return Err(self.corrupt(format!("block {block}: checksum mismatch")));
         }
-        planes.resize(2 * cells, 0);
-        let n = decompress(frame, planes)
+        out.resize(len, 0);
+        let n = decompress(frame, out)
             .map_err(|e| self.corrupt(format!("block {block}: cannot decompress: {e}")))?;
-        if n != planes.len() {
+        if n != out.len() {
             return Err(self.corrupt(format!(
                 "block {block}: decompressed to {n} bytes, expected {}",
-                planes.len()
+                out.len()
             )));
         }
         Ok(())
@@ -316,13 +375,18 @@ fn decompress(frame: &[u8], out: &mut [u8]) -> io::Result<usize> {
 }
 
 /// The most recently used decompressed blocks, most recent last.
-#[derive(Default)]
-pub(super) struct BlockCache {
-    pub(super) recent: Vec<(usize, Arc<[u16]>)>,
+pub(super) struct BlockCache<T> {
+    pub(super) recent: Vec<(usize, Arc<[T]>)>,
 }
 
-impl BlockCache {
-    pub(super) fn get(&mut self, block: usize) -> Option<Arc<[u16]>> {
+impl<T> Default for BlockCache<T> {
+    fn default() -> Self {
+        BlockCache { recent: Vec::new() }
+    }
+}
+
+impl<T> BlockCache<T> {
+    pub(super) fn get(&mut self, block: usize) -> Option<Arc<[T]>> {
         let pos = self.recent.iter().position(|(b, _)| *b == block)?;
         let entry = self.recent.remove(pos);
         let cells = entry.1.clone();
@@ -330,7 +394,7 @@ impl BlockCache {
         Some(cells)
     }
 
-    pub(super) fn insert(&mut self, block: usize, cells: Arc<[u16]>) {
+    pub(super) fn insert(&mut self, block: usize, cells: Arc<[T]>) {
         if self.recent.iter().any(|(b, _)| *b == block) {
             return; // another thread decoded it meanwhile
         }

@@ -37,7 +37,7 @@ fn table_distances_read_every_block_and_check_the_header() {
 
 #[test]
 fn cache_evicts_least_recently_used() {
-    let mut cache = BlockCache::default();
+    let mut cache = BlockCache::<u16>::default();
     for block in 0..CACHED_BLOCKS {
         cache.insert(block, Arc::from(vec![block as u16]));
     }
@@ -66,7 +66,7 @@ fn open_refuses_any_flip_before_the_first_block() {
     write_table_with(&path, &info, &cells, &options).unwrap();
     let bytes = fs::read(&path).unwrap();
     let data_start = Table::from_bytes(&bytes[..], &path, "r", "s").unwrap().blocks.data_start;
-    let (_, header_len) = parse_header(&bytes, &path).unwrap();
+    let (_, header_len) = parse_header(&bytes, &path, &super::format::FULL).unwrap();
     for pos in 0..data_start {
         let mut bad = bytes.clone();
         bad[pos] ^= 0x04;

@@ -3,7 +3,7 @@
 //! replaced atomically.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -112,21 +112,46 @@ fn checked_header(
 fn write_contents(
     file: &mut File,
     tmp: &Path,
-    mut header: Header,
+    header: Header,
     cells: &[u16],
     options: &WriteOptions,
 ) -> Result<(), TableError> {
     let block_cells = options.block_cells as usize;
     let blocks = cells.len().div_ceil(block_cells);
+    write_records_and_front(file, tmp, header, blocks, |block| {
+        let end = ((block + 1) * block_cells).min(cells.len());
+        block_record(&cells[block * block_cells..end], options.zstd_level)
+            .map_err(io_error(tmp, "write the blocks"))
+    })
+}
+
+/// Writes header and offset-table placeholders, the `blocks` records that
+/// `record` makes (in parallel, in batches, written in order), then the
+/// real header and offset table over the placeholders. Shared by both
+/// tiers.
+pub(super) fn write_records_and_front(
+    file: &mut File,
+    tmp: &Path,
+    mut header: Header,
+    blocks: usize,
+    record: impl Fn(usize) -> Result<Vec<u8>, TableError> + Sync,
+) -> Result<(), TableError> {
     let placeholder = encode_header(&header);
     let prefix_len = placeholder.len() + CRC_LEN + blocks * OFFSET_LEN;
 
     let mut out = BufWriter::with_capacity(1 << 20, &mut *file);
-    let ends = (|| {
-        out.write_all(&vec![0; prefix_len])?;
-        write_records(&mut out, cells, block_cells, options.zstd_level)
-    })()
-    .map_err(io_error(tmp, "write the blocks"))?;
+    out.write_all(&vec![0; prefix_len]).map_err(io_error(tmp, "write the blocks"))?;
+    let mut ends = Vec::with_capacity(blocks);
+    let mut end = 0u64;
+    for batch in (0..blocks).collect::<Vec<_>>().chunks(WRITE_BATCH_BLOCKS) {
+        let records: Vec<Vec<u8>> =
+            batch.par_iter().map(|&block| record(block)).collect::<Result<_, _>>()?;
+        for record in records {
+            out.write_all(&record).map_err(io_error(tmp, "write the blocks"))?;
+            end += record.len() as u64;
+            ends.push(end);
+        }
+    }
     out.flush().map_err(io_error(tmp, "write the blocks"))?;
     drop(out);
 
@@ -139,27 +164,4 @@ fn write_contents(
         .and_then(|_| file.write_all(&crc32fast::hash(&head).to_le_bytes()))
         .and_then(|_| file.write_all(&offsets))
         .map_err(io_error(tmp, "write the header"))
-}
-
-/// Compresses and writes the blocks in order; returns the end of each record.
-fn write_records(
-    out: &mut impl Write,
-    cells: &[u16],
-    block_cells: usize,
-    level: i32,
-) -> io::Result<Vec<u64>> {
-    let mut ends = Vec::with_capacity(cells.len().div_ceil(block_cells));
-    let mut end = 0u64;
-    for batch in cells.chunks(block_cells * WRITE_BATCH_BLOCKS) {
-        let records: Vec<Vec<u8>> = batch
-            .par_chunks(block_cells)
-            .map(|block| block_record(block, level))
-            .collect::<io::Result<_>>()?;
-        for record in records {
-            out.write_all(&record)?;
-            end += record.len() as u64;
-            ends.push(end);
-        }
-    }
-    Ok(ends)
 }

@@ -226,6 +226,19 @@ pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
     Ok((present, missing))
 }
 
+/// The sectors of the variant that have a win/draw/loss table
+/// (`<variant>-<sector>.wdl`, what `morris export --wdl` writes) in the
+/// database's directory, in the order of [`sectors_in`].
+pub fn wdl_sectors_in(db: &Database) -> Vec<Sector> {
+    let v = db.variant();
+    let mut sectors = moving_sectors(v);
+    sectors.extend(placement_sectors(v));
+    let seen: std::collections::HashSet<Sector> = sectors.iter().copied().collect();
+    sectors.extend(extended_placement_sectors(v).into_iter().filter(|s| !seen.contains(s)));
+    sectors.retain(|&s| db.wdl_path(s).exists());
+    sectors
+}
+
 /// The database holds no table of the variant; the message names the
 /// command that solves some. A type of its own so that `morris serve` can
 /// answer it with 404 (nothing is wrong with the request).

@@ -6,6 +6,7 @@
 //! one line.
 
 mod common;
+mod export;
 mod json;
 mod match_;
 mod plan;
@@ -51,6 +52,8 @@ enum Command {
     Plan(plan::Args),
     /// Per sector in the database: states, wins, losses, draws, longest win and loss.
     Stats(stats::Args),
+    /// Write the database's win/draw/loss tier (2 bits a state before compression) into a directory.
+    Export(export::Args),
     /// Check every table: checksums, then every value recomputed from its successors.
     Verify(verify::Args),
     /// The value of a position, every legal move with its value, and a perfect-play line.
@@ -72,8 +75,8 @@ fn main() -> ExitCode {
         // The reader went away (`morris sectors | head`): nothing to report.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         // Stopped by a signal at a safe point: not an error, but not done.
-        Err(err) if err.downcast_ref::<solve::Interrupted>().is_some() => {
-            let stopped = err.downcast_ref::<solve::Interrupted>().expect("checked above");
+        Err(err) if err.downcast_ref::<signals::Interrupted>().is_some() => {
+            let stopped = err.downcast_ref::<signals::Interrupted>().expect("checked above");
             let _ = writeln!(io::stderr(), "morris: {stopped}");
             ExitCode::from(stopped.exit_code)
         }
@@ -95,6 +98,7 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Solve(args) => solve::run(global.database()?, args, &mut out)?,
         Command::Plan(args) => plan::run(&global.database()?, args, &mut out)?,
         Command::Stats(args) => stats::run(&global.database()?, args, &mut out)?,
+        Command::Export(args) => export::run(&global.database()?, args, &mut out)?,
         Command::Verify(args) => verify::run(&global.database()?, args, &mut out)?,
         Command::Query(args) => query::run(&global.database()?, args, &mut out)?,
         Command::Probe(args) => probe::run(&global.database()?, args, &mut out)?,

@@ -54,3 +54,17 @@ impl Progress {
         self.bar.finish_and_clear();
     }
 }
+
+/// The bar of a command that goes sector by sector, weighted by
+/// `states`: drawn on stderr when it is a terminal, hidden otherwise
+/// (`verify`, `export`).
+pub fn sector_bar(states: u64) -> ProgressBar {
+    let bar = ProgressBar::new(states.max(1));
+    bar.set_style(
+        ProgressStyle::with_template("{msg:<20} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})")
+            .expect("the template is valid")
+            .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}

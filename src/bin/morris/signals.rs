@@ -1,6 +1,7 @@
-//! SIGINT and SIGTERM during a solve. The first asks the solver to stop
-//! at its next safe point (it polls [`received`] through
-//! `Progress::cancelled`); a second one exits at once with the same code,
+//! SIGINT and SIGTERM during a solve or an export. The first asks the
+//! solver (or the export) to stop at its next safe point (the solver polls
+//! [`received`] through `Progress::cancelled`, the export before each
+//! block); a second one exits at once with the same code,
 //! which loses nothing finished: tables and checkpoints only ever appear
 //! complete, by rename.
 //!
@@ -8,6 +9,7 @@
 //! stores into atomics, and the exit-on-second-signal pattern) in a small,
 //! widely used crate, so no `unsafe` sigaction code lives here.
 
+use morris::database::DbError;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::flag;
 use std::io;
@@ -52,5 +54,37 @@ pub fn name(signal: i32) -> &'static str {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",
         _ => "a signal",
+    }
+}
+
+/// A solve or an export stopped by a signal at a safe point: what is
+/// finished and how to go on. `main` prints it and exits with `exit_code`.
+#[derive(Debug)]
+pub struct Interrupted {
+    pub exit_code: u8,
+    pub message: String,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// `err` as an [`Interrupted`] when a signal stopped the run, saying
+/// `finished`; any other error as it is.
+pub fn interrupted(err: DbError, finished: String) -> anyhow::Error {
+    match (err, received()) {
+        (DbError::Interrupted(stopped), Some(signal)) => Interrupted {
+            exit_code: exit_code(signal),
+            message: format!(
+                "interrupted by {}: {stopped}; finished: {finished}; run the same command again to resume",
+                name(signal)
+            ),
+        }
+        .into(),
+        (err, _) => err.into(),
     }
 }

@@ -4,10 +4,11 @@
 //! whole run and stops at a safe point on SIGINT or SIGTERM.
 
 use crate::common::{check_max_stones, describe, threads, Phase};
-use crate::{signals, units};
+use crate::signals::{self, interrupted};
+use crate::units;
 use anyhow::{bail, Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use morris::database::{Database, DbError};
+use morris::database::Database;
 use morris::driver::{JobOutcome, PairProgress};
 use morris::index::Sector;
 use morris::sectors::{extended_placement_sectors, placement_sectors};
@@ -54,38 +55,6 @@ pub struct Args {
     /// Solve one moving-phase pair only: `--job` for a pair.
     #[arg(long, value_name = "M,O", conflicts_with_all = ["max_stones", "phase"])]
     pair: Option<String>,
-}
-
-/// A solve stopped by a signal at a safe point: what is finished and how
-/// to go on. `main` prints it and exits with `exit_code`.
-#[derive(Debug)]
-pub struct Interrupted {
-    pub exit_code: u8,
-    message: String,
-}
-
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Interrupted {}
-
-/// `err` as an [`Interrupted`] when a signal stopped the run, saying
-/// `finished`; any other error as it is.
-fn interrupted(err: DbError, finished: String) -> anyhow::Error {
-    match (err, signals::received()) {
-        (DbError::Interrupted(stopped), Some(signal)) => Interrupted {
-            exit_code: signals::exit_code(signal),
-            message: format!(
-                "interrupted by {}: {stopped}; finished: {finished}; run the same command again to resume",
-                signals::name(signal)
-            ),
-        }
-        .into(),
-        (err, _) => err.into(),
-    }
 }
 
 pub fn run(db: Database, args: &Args, out: &mut impl Write) -> Result<()> {

@@ -1,6 +1,6 @@
 //! `morris stats`: what the tables in the database hold, sector by sector.
 
-use crate::common::{describe, missing_names, sectors_in};
+use crate::common::{describe, missing_names, sectors_in, wdl_sectors_in, NoTables};
 use crate::{json, units};
 use anyhow::Result;
 use morris::database::Database;
@@ -12,13 +12,16 @@ use std::io::Write;
 #[derive(clap::Args)]
 pub struct Args {
     /// Print a JSON array of {"sector", "states", "wins", "losses", "draws",
-    /// "max_win", "max_loss", "bytes", "bits_per_state"} objects.
+    /// "max_win", "max_loss", "bytes", "bits_per_state"} objects; the
+    /// win/draw/loss tables (`<variant>-<sector>.wdl`, written by `morris
+    /// export --wdl`) follow as objects with "tier": "wdl" added.
     #[arg(long, conflicts_with = "tsv")]
     json: bool,
 
     /// Print tab-separated rows under the header `sector states wins losses
     /// draws max_win max_loss`: the format of the per-sector figures the
-    /// project keeps in `data/<variant>/`.
+    /// project keeps in `data/<variant>/`. Of the full tables; of the
+    /// win/draw/loss tables in a directory that holds only those.
     #[arg(long)]
     tsv: bool,
 
@@ -47,6 +50,8 @@ struct Row {
     label: String,
     counts: Counts,
     bytes: u64,
+    /// `None` for a full table, `Some("wdl")` for a win/draw/loss table.
+    tier: Option<&'static str>,
 }
 
 impl Row {
@@ -64,9 +69,35 @@ fn rows_of(db: &Database, present: &[Sector]) -> Result<Vec<Row>> {
             label: sector.to_string(),
             counts: table.info().counts.clone(),
             bytes: table.bytes_on_disk(),
+            tier: None,
         });
     }
     Ok(rows)
+}
+
+/// The row of each win/draw/loss table in the directory, read from its
+/// header (the counts of the full table it was made from).
+fn wdl_rows_of(db: &Database) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for sector in wdl_sectors_in(db) {
+        let table = db.wdl_table(sector)?;
+        rows.push(Row {
+            label: sector.to_string(),
+            counts: table.info().counts.clone(),
+            bytes: table.bytes_on_disk(),
+            tier: Some("wdl"),
+        });
+    }
+    Ok(rows)
+}
+
+/// The full tables present and missing, or none at all when the
+/// directory holds only win/draw/loss tables.
+fn full_sectors(db: &Database, wdl: &[Row]) -> Result<(Vec<Sector>, Vec<Sector>)> {
+    match sectors_in(db) {
+        Err(err) if !wdl.is_empty() && err.is::<NoTables>() => Ok((Vec::new(), Vec::new())),
+        result => result,
+    }
 }
 
 /// What `morris stats --json` (with `all`: `--all`) prints; `morris serve`
@@ -89,16 +120,30 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
             write_distances_tsv(db, &sectors, out)
         };
     }
+    let wdl = wdl_rows_of(db)?;
+    let (present, missing) = full_sectors(db, &wdl)?;
+    let mut rows = rows_of(db, &present)?;
     if args.json {
-        return json(db, args.all, out);
+        rows.extend(wdl);
+        return write_json(&rows, if args.all { &missing } else { &[] }, out);
     }
-    let (present, missing) = sectors_in(db)?;
-    let rows = rows_of(db, &present)?;
     if args.tsv {
-        write_tsv(&rows, out)
-    } else {
-        write_text(db, &rows, &missing, args.all, out)
+        return write_tsv(if rows.is_empty() { &wdl } else { &rows }, out);
     }
+    writeln!(
+        out,
+        "{}: {}; values for the side to move, depths in plies",
+        describe(db.variant()),
+        db.dir().display()
+    )?;
+    if !rows.is_empty() {
+        write_text(&rows, &missing, args.all, out)?;
+    }
+    if !wdl.is_empty() {
+        writeln!(out, "win/draw/loss tier (`morris export --wdl`; counts and longest from the full tables it was made from):")?;
+        write_text(&wdl, &[], false, out)?;
+    }
+    Ok(())
 }
 
 fn write_json(rows: &[Row], missing: &[Sector], out: &mut impl Write) -> Result<()> {
@@ -109,7 +154,7 @@ fn write_json(rows: &[Row], missing: &[Sector], out: &mut impl Write) -> Result<
         writeln!(
             out,
             "  {{\"sector\": {}, \"states\": {}, \"wins\": {}, \"losses\": {}, \"draws\": {}, \"max_win\": {}, \
-             \"max_loss\": {}, \"bytes\": {}, \"bits_per_state\": {:.4}}}{comma}",
+             \"max_loss\": {}, \"bytes\": {}, \"bits_per_state\": {:.4}{}}}{comma}",
             json::string(&row.label),
             c.states,
             c.wins,
@@ -119,6 +164,7 @@ fn write_json(rows: &[Row], missing: &[Sector], out: &mut impl Write) -> Result<
             c.max_loss,
             row.bytes,
             row.bits_per_state(),
+            row.tier.map(|t| format!(", \"tier\": {}", json::string(t))).unwrap_or_default(),
         )?;
     }
     for (i, sector) in missing.iter().enumerate() {
@@ -146,26 +192,15 @@ fn write_tsv(rows: &[Row], out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn write_text(
-    db: &Database,
-    rows: &[Row],
-    missing: &[Sector],
-    all: bool,
-    out: &mut impl Write,
-) -> Result<()> {
+fn write_text(rows: &[Row], missing: &[Sector], all: bool, out: &mut impl Write) -> Result<()> {
     let total = Row {
         label: format!("{} sectors", rows.len()),
         counts: rows
             .iter()
             .fold(Counts::default(), |a, r| morris::stats::add_counts(a, r.counts.clone())),
         bytes: rows.iter().map(|r| r.bytes).sum(),
+        tier: None,
     };
-    writeln!(
-        out,
-        "{}: {}; values for the side to move, depths in plies",
-        describe(db.variant()),
-        db.dir().display()
-    )?;
     let width = total.counts.states.to_string().len().max("states".len());
     let label = total.label.len().max("sector".len());
     let header = format!(

@@ -2,14 +2,14 @@
 //! check of every stored value; a non-zero exit when anything is wrong.
 
 use crate::common::{describe, missing_names, sectors_in, threads};
+use crate::progress::sector_bar;
 use crate::units;
 use anyhow::{anyhow, bail, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use morris::database::Database;
 use morris::position::{Color, Position, State};
 use morris::verify::{SectorCheck, Verifier};
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -85,15 +85,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     out.flush()?;
 
     let states = |s| db.indexer().sector(s).canonical_states();
-    // Drawn on stderr when it is a terminal, hidden otherwise; it moves
-    // sector by sector, weighted by states.
-    let bar = ProgressBar::new(present.iter().map(|&s| states(s)).sum::<u64>().max(1));
-    bar.set_style(
-        ProgressStyle::with_template("{msg:<20} [{bar:30}] {percent:>3}% {elapsed:>4} (eta {eta})")
-            .expect("the template is valid")
-            .progress_chars("=> "),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
+    let bar = sector_bar(present.iter().map(|&s| states(s)).sum());
 
     let start = Instant::now();
     let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, Vec::new());

@@ -1,0 +1,461 @@
+//! The win/draw/loss tier: a sector's outcome for the side to move at
+//! every slot, without distances, made from its full table
+//! (`morris export --wdl`): a fifth to a third of its size on nine's big
+//! sectors.
+//!
+//! A `<variant>-<sector>.wdl` file has the layout of a full table (see
+//! [`super`]): the same bincode header (magic `MORRISWD`, its own version,
+//! the rules, sector, index version, slots and counts of the table it was
+//! made from, cells per block, CRC-32 of the offset table), the CRC-32 of
+//! the header, the end of each block record, and the records, each a zstd
+//! frame and its CRC-32. Only a block differs: [`BLOCK_CELLS`] slots
+//! (256 Ki), their 2-bit codes packed four to a byte (slot `i` in bits
+//! `2 (i mod 4)` of byte `i / 4`: 0 loss, 1 draw, 2 win, as in the search's
+//! leaf caches), compressed at level [`ZSTD_LEVEL`] (19). Runs of one
+//! outcome are runs of one byte (0x00, 0x55, 0xaa) that zstd codes in a
+//! few bits.
+//!
+//! Slots that hold no position (non-canonical: their mover set has a
+//! symmetry that maps the opponent's stones to a smaller set) are a draw
+//! in the full tier; here they take the code of the next canonical slot
+//! of the block (the last canonical one at the block's end), so that they
+//! never break a run: the "lookahead" filler of `docs/compression.md`.
+//! A reader never asks for them.
+//!
+//! The choice follows `docs/compression.md` (`wdl 2b 256Ki L19 nc`): one
+//! byte a cell compresses some sectors better (5% on nine's 9-9 without
+//! flying, 13% on twelve's 5-4), others worse, and decodes half as fast; the opponent-major order and capture "don't care" cells
+//! gain more on some sectors but need a choice per table and a probe, and
+//! are not done here.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use super::format::{frame_record, io_error, Header, Kind, TableError, TableInfo};
+use super::reader::{map_file, BlockCache, Blocks};
+use super::writer::write_records_and_front;
+use super::Table;
+use crate::atomic_file::write_atomically;
+use crate::value::{Cell, Outcome};
+
+/// Version of the win/draw/loss layout this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// Slots per block.
+pub const BLOCK_CELLS: u32 = 256 * 1024;
+
+/// zstd level of the blocks.
+pub const ZSTD_LEVEL: i32 = 19;
+
+/// The win/draw/loss tier's files.
+pub(super) const WDL: Kind =
+    Kind { magic: *b"MORRISWD", version: VERSION, what: "morris win/draw/loss table" };
+
+/// The 2-bit code of a stored cell: 0 loss, 1 draw, 2 win. A cell holds
+/// the depth + 1 (0 for a draw) and odd depths are wins, so even cells
+/// other than 0 are wins and odd cells losses (see [`Cell`]).
+#[inline]
+pub fn code(cell: u16) -> u8 {
+    if cell == Cell::DRAW.0 {
+        1
+    } else {
+        2 * (cell & 1 == 0) as u8
+    }
+}
+
+/// The score (-1, 0, 1) of a 2-bit code.
+#[inline]
+pub fn decode(code: u8) -> i8 {
+    code as i8 - 1
+}
+
+/// Cells as 2-bit codes, four to a byte, in parallel.
+pub fn pack(cells: &[u16]) -> Vec<u8> {
+    const BYTES: usize = 1 << 16;
+    let mut packed = vec![0u8; cells.len().div_ceil(4)];
+    packed.par_chunks_mut(BYTES).zip(cells.par_chunks(4 * BYTES)).for_each(|(out, cells)| {
+        for (byte, four) in out.iter_mut().zip(cells.chunks(4)) {
+            *byte = four.iter().enumerate().fold(0, |acc, (i, &c)| acc | code(c) << (2 * i));
+        }
+    });
+    packed
+}
+
+/// Whether a packed byte holds the code 3, which no cell has.
+#[inline]
+fn has_bad_code(byte: u8) -> bool {
+    byte & (byte >> 1) & 0x55 != 0
+}
+
+/// A win/draw/loss table opened for reading: the header and offset table
+/// checked on opening, each block when it is read.
+pub struct WdlTable<B: AsRef<[u8]>> {
+    bytes: B,
+    blocks: Blocks,
+    cache: Mutex<BlockCache<u8>>,
+}
+
+impl WdlTable<memmap2::Mmap> {
+    /// Opens `path` (mapped), refusing it unless it is a win/draw/loss
+    /// table of sector `expect_sector` under `expect_rules`.
+    pub fn open(path: &Path, expect_rules: &str, expect_sector: &str) -> Result<Self, TableError> {
+        WdlTable::from_bytes(map_file(path)?, path, expect_rules, expect_sector)
+    }
+}
+
+impl<B: AsRef<[u8]>> WdlTable<B> {
+    /// Reads a win/draw/loss table from `bytes` (the whole file), naming
+    /// `path_for_errors` in errors. Checks as [`WdlTable::open`] does.
+    pub fn from_bytes(
+        bytes: B,
+        path_for_errors: &Path,
+        expect_rules: &str,
+        expect_sector: &str,
+    ) -> Result<Self, TableError> {
+        let blocks =
+            Blocks::parse(bytes.as_ref(), path_for_errors, &WDL, expect_rules, expect_sector)?;
+        Ok(WdlTable { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
+    }
+
+    /// Rules, sector, index version, slots and counts of the full table
+    /// it was made from.
+    pub fn info(&self) -> &TableInfo {
+        &self.blocks.info
+    }
+
+    /// Size of the file in bytes.
+    pub fn bytes_on_disk(&self) -> u64 {
+        self.bytes.as_ref().len() as u64
+    }
+
+    /// Blocks in the file.
+    pub fn blocks(&self) -> usize {
+        self.blocks.count()
+    }
+
+    /// The outcome for the side to move at `slot` (a canonical slot: a
+    /// non-canonical one gives a filler).
+    pub fn get(&self, slot: u64) -> Result<Outcome, TableError> {
+        let b = &self.blocks;
+        if slot >= b.info.slots {
+            return Err(TableError::OutOfRange {
+                path: b.path.clone(),
+                index: slot,
+                slots: b.info.slots,
+            });
+        }
+        let block = (slot / b.block_cells) as usize;
+        let packed = self.cached_block(block)?;
+        let i = (slot % b.block_cells) as usize;
+        let code = packed[i / 4] >> (2 * (i % 4)) & 3;
+        if code == 3 {
+            return Err(b.corrupt(format!("block {block}: slot {slot} holds no outcome")));
+        }
+        Ok(Outcome::from_score(decode(code)))
+    }
+
+    /// Block `block`'s codes, four to a byte, checked and decompressed,
+    /// bypassing the cache.
+    pub fn block_codes(&self, block: usize) -> Result<Vec<u8>, TableError> {
+        let b = &self.blocks;
+        if block >= b.count() {
+            return Err(TableError::OutOfRange {
+                path: b.path.clone(),
+                index: block as u64 * b.block_cells,
+                slots: b.info.slots,
+            });
+        }
+        let mut packed = Vec::new();
+        b.decode_frame(self.bytes.as_ref(), block, b.block_len(block).div_ceil(4), &mut packed)?;
+        if let Some(at) = packed.iter().position(|&byte| has_bad_code(byte)) {
+            return Err(b.corrupt(format!("block {block}: byte {at} holds a code of no outcome")));
+        }
+        Ok(packed)
+    }
+
+    /// Reads and checks every block (its CRC, its length decompressed,
+    /// its codes), in parallel.
+    pub fn verify(&self) -> Result<(), TableError>
+    where
+        B: Sync,
+    {
+        (0..self.blocks.count()).into_par_iter().try_for_each(|block| {
+            self.block_codes(block)?;
+            Ok(())
+        })
+    }
+
+    /// Checks every block (as [`WdlTable::verify`]) and that the outcomes
+    /// of the canonical slots (as `canonical` says) add up to the wins,
+    /// draws and losses of the header: what tells a file made from this
+    /// table from one that only has its header.
+    pub fn verify_counts(&self, canonical: &Canonical) -> Result<(), TableError>
+    where
+        B: Sync,
+    {
+        let b = &self.blocks;
+        let tally = (0..b.count())
+            .into_par_iter()
+            .map(|block| {
+                let packed = self.block_codes(block)?;
+                let start = block as u64 * b.block_cells;
+                let slots = start..start + b.block_len(block) as u64;
+                let mask = canonical(slots.clone());
+                let mut by_code = [0u64; 3];
+                for i in 0..b.block_len(block) {
+                    if mask.as_ref().is_none_or(|m| m[i]) {
+                        by_code[(packed[i / 4] >> (2 * (i % 4)) & 3) as usize] += 1;
+                    }
+                }
+                Ok(by_code)
+            })
+            .try_reduce(|| [0; 3], |x, y| Ok([x[0] + y[0], x[1] + y[1], x[2] + y[2]]))?;
+        let c = &b.info.counts;
+        if tally != [c.losses, c.draws, c.wins] {
+            return Err(b.corrupt(format!(
+                "its outcomes (losses, draws, wins) {tally:?} disagree with the header's {:?}",
+                [c.losses, c.draws, c.wins]
+            )));
+        }
+        Ok(())
+    }
+
+    fn cached_block(&self, block: usize) -> Result<Arc<[u8]>, TableError> {
+        let cache = || self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(packed) = cache().get(block) {
+            return Ok(packed);
+        }
+        // Decompress without holding the lock, so other threads' hits proceed.
+        let packed: Arc<[u8]> = self.block_codes(block)?.into();
+        cache().insert(block, packed.clone());
+        Ok(packed)
+    }
+}
+
+/// Which slots of a range hold a position (are canonical), as a mask of
+/// the range, or `None` when they all do: what the index knows and the
+/// table layer does not (`Database::export_wdl` asks the sector's index).
+pub type Canonical<'a> = dyn Fn(Range<u64>) -> Option<Vec<bool>> + Sync + 'a;
+
+/// Writes the win/draw/loss table of the full table `table` to `path`,
+/// atomically (a temporary file renamed into place; nothing is left at
+/// `path` or beside it on an error), its non-canonical slots (as
+/// `canonical` says) filled so as to continue runs. Blocks are made in
+/// parallel (the calling thread pool's threads), each from the full
+/// table's blocks it covers. `cancelled` is asked before each block; once
+/// it says yes the write stops with an error of kind
+/// [`std::io::ErrorKind::Interrupted`].
+pub fn write_wdl<B: AsRef<[u8]> + Sync>(
+    path: &Path,
+    table: &Table<B>,
+    canonical: &Canonical,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<(), TableError> {
+    let info = table.info();
+    let header = Header {
+        magic: WDL.magic,
+        format_version: VERSION,
+        rules: info.rules.clone(),
+        sector: info.sector.clone(),
+        index_version: info.index_version,
+        slots: info.slots,
+        counts: info.counts.clone(),
+        block_cells: BLOCK_CELLS,
+        offsets_crc: [0; 4],
+    };
+    let block_cells = u64::from(BLOCK_CELLS);
+    let blocks = info.slots.div_ceil(block_cells) as usize;
+    write_atomically(
+        path,
+        |file, tmp| {
+            write_records_and_front(file, tmp, header, blocks, |block| {
+                if cancelled() {
+                    let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted");
+                    return Err(io_error(tmp, "write the blocks")(stop));
+                }
+                let start = block as u64 * block_cells;
+                let slots = start..(start + block_cells).min(info.slots);
+                let mut cells = table.cells(slots.clone())?;
+                if let Some(mask) = canonical(slots) {
+                    if mask.len() != cells.len() {
+                        return Err(TableError::BadInput {
+                            path: path.to_owned(),
+                            what: format!(
+                                "block {block}: a mask of {} slots for {}",
+                                mask.len(),
+                                cells.len()
+                            ),
+                        });
+                    }
+                    fill_non_canonical(&mut cells, &mask);
+                }
+                frame_record(&pack(&cells), ZSTD_LEVEL).map_err(io_error(tmp, "compress a block"))
+            })
+        },
+        |path, op, source| TableError::Io { path: path.to_owned(), op, source },
+    )
+}
+
+/// Gives each non-canonical slot of `cells` (where `canonical` is false)
+/// the cell of the next canonical slot, or of the last one when none
+/// follows: the filler that continues runs.
+pub fn fill_non_canonical(cells: &mut [u16], canonical: &[bool]) {
+    let Some(last) = canonical.iter().rposition(|&c| c) else {
+        return; // no position in the block: any filler does
+    };
+    let mut upcoming = cells[last];
+    for (cell, &canonical) in cells.iter_mut().zip(canonical).rev() {
+        if canonical {
+            upcoming = *cell;
+        } else {
+            *cell = upcoming;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Counts;
+    use crate::table::{write_table, TableInfo};
+    use crate::testing::synthetic_cells;
+    use std::path::PathBuf;
+
+    /// Slots: 3 blocks and a short one.
+    const SLOTS: u64 = 3 * BLOCK_CELLS as u64 + 12_345;
+
+    /// Whether a slot of the test's tables holds a position: single slots
+    /// and runs of a thousand do not, except in the second block, where
+    /// all do.
+    fn is_canonical(slot: u64) -> bool {
+        slot / u64::from(BLOCK_CELLS) == 1 || (slot % 11 != 5 && !(slot / 1000).is_multiple_of(9))
+    }
+
+    fn canonical(slots: Range<u64>) -> Option<Vec<bool>> {
+        let mask: Vec<bool> = slots.map(is_canonical).collect();
+        (!mask.iter().all(|&c| c)).then_some(mask)
+    }
+
+    /// A full table of synthetic cells in `dir`; its cells and path.
+    fn full_table(dir: &Path) -> (Vec<u16>, PathBuf) {
+        // Non-canonical slots hold the full tier's filler, a draw.
+        let mut cells = synthetic_cells(SLOTS as usize, 28);
+        for (slot, cell) in cells.iter_mut().enumerate() {
+            if !is_canonical(slot as u64) {
+                *cell = 0;
+            }
+        }
+        let states = (0..SLOTS).filter(|&s| is_canonical(s)).count() as u64;
+        let info = TableInfo {
+            rules: "r".into(),
+            sector: "4-3".into(),
+            index_version: 1,
+            slots: SLOTS,
+            counts: Counts::tally(&cells, states),
+        };
+        let path = dir.join("t.mtb");
+        write_table(&path, &info, &cells).unwrap();
+        (cells, path)
+    }
+
+    /// The full table and its win/draw/loss table in `dir`.
+    fn both(dir: &Path) -> (Vec<u16>, PathBuf, PathBuf) {
+        let (cells, full) = full_table(dir);
+        let table = Table::open(&full, "r", "4-3").unwrap();
+        let path = dir.join("t.wdl");
+        write_wdl(&path, &table, &canonical, &|| false).unwrap();
+        (cells, full, path)
+    }
+
+    #[test]
+    fn every_canonical_slot_keeps_its_outcome_and_fillers_continue_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cells, full, path) = both(dir.path());
+        let wdl = WdlTable::open(&path, "r", "4-3").unwrap();
+        assert_eq!(wdl.info(), Table::open(&full, "r", "4-3").unwrap().info());
+        assert_eq!(wdl.blocks(), 4);
+        wdl.verify().unwrap();
+        for (slot, &cell) in cells.iter().enumerate() {
+            if is_canonical(slot as u64) {
+                let want = Outcome::from_score(decode(code(cell)));
+                assert_eq!(wdl.get(slot as u64).unwrap(), want, "slot {slot}");
+            }
+        }
+        // A non-canonical slot holds the next canonical slot's code in its
+        // block, or the last one's at the block's end.
+        let block = BLOCK_CELLS as usize;
+        for b in 0..wdl.blocks() {
+            let packed = wdl.block_codes(b).unwrap();
+            let at = |i: usize| packed[i / 4] >> (2 * (i % 4)) & 3;
+            let range = b * block..(b * block + block).min(cells.len());
+            let canonical = |s: usize| is_canonical(s as u64);
+            let last = range.clone().rev().find(|&s| canonical(s)).unwrap();
+            for slot in range.clone().filter(|&s| !canonical(s)) {
+                let source = (slot..range.end).find(|&s| canonical(s)).unwrap_or(last);
+                assert_eq!(at(slot - range.start), code(cells[source]), "slot {slot}");
+            }
+        }
+        assert!(wdl.get(SLOTS).is_err());
+        // The outcomes of the canonical slots add up to the header's
+        // counts; with the fillers counted too they do not.
+        wdl.verify_counts(&canonical).unwrap();
+        let err = wdl.verify_counts(&|_| None).unwrap_err();
+        assert!(err.to_string().contains("disagree with the header"), "{err}");
+    }
+
+    #[test]
+    fn every_damaged_byte_is_caught_and_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, full, path) = both(dir.path());
+        let good = std::fs::read(&path).unwrap();
+        let wdl = WdlTable::from_bytes(&good[..], &path, "r", "4-3").unwrap();
+        let (start, ends) = (wdl.blocks.data_start, wdl.blocks.ends.clone());
+        // Every byte of the front; the first, middle and last bytes of
+        // every record and of its checksum.
+        let mut places: Vec<usize> = (0..start).collect();
+        let mut from = start;
+        for end in ends.iter().map(|&e| start + e) {
+            places.extend([from, (from + end) / 2, end - 5, end - 4, end - 1]);
+            from = end;
+        }
+        for at in places {
+            let mut bad = good.clone();
+            bad[at] ^= 0x21;
+            let err = WdlTable::from_bytes(&bad[..], &path, "r", "4-3")
+                .and_then(|t| t.verify())
+                .expect_err(&format!("byte {at} went unnoticed"));
+            assert!(err.to_string().contains("t.wdl"), "byte {at}: {err}");
+        }
+        // Cut short, grown, or a full table given for one.
+        for bad in [&good[..good.len() - 1], &[good.clone(), vec![0]].concat()[..]] {
+            assert!(WdlTable::from_bytes(bad, &path, "r", "4-3").is_err());
+        }
+        let err = WdlTable::open(&full, "r", "4-3").err().expect("a full table refused");
+        assert!(err.to_string().contains("not a morris win/draw/loss table"), "{err}");
+        // Other rules or sector.
+        assert!(WdlTable::open(&path, "other", "4-3").is_err());
+        assert!(WdlTable::open(&path, "r", "3-4").is_err());
+    }
+
+    #[test]
+    fn a_cancelled_or_refused_write_leaves_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, full) = full_table(dir.path());
+        let table = Table::open(&full, "r", "4-3").unwrap();
+        let path = dir.path().join("t.wdl");
+        let err = write_wdl(&path, &table, &canonical, &|| true).unwrap_err();
+        assert!(
+            matches!(&err, TableError::Io { source, .. } if source.kind() == std::io::ErrorKind::Interrupted),
+            "{err}"
+        );
+        let short = |slots: Range<u64>| Some(vec![true; (slots.end - slots.start) as usize - 1]);
+        let err = write_wdl(&path, &table, &short, &|| false);
+        assert!(matches!(err, Err(TableError::BadInput { .. })), "{err:?}");
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec!["t.mtb"], "nothing but the full table");
+    }
+}

@@ -1,0 +1,120 @@
+//! `morris export --wdl` through the binary: it writes a win/draw/loss
+//! table per full table, a second run keeps them all, a damaged one is
+//! written again and a killed run's temporary file removed; `morris
+//! stats` reads the tier's files. The values themselves are compared
+//! with the full tier's in `wdl.rs`.
+
+mod common;
+
+use common::{ok, scratch};
+use serde_json::Value as Json;
+use std::fs;
+use std::path::Path;
+
+fn wdl_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = common::files(dir).into_keys().collect();
+    names.retain(|n| n.ends_with(".wdl"));
+    names
+}
+
+#[test]
+fn export_writes_every_table_resumes_and_stats_reads_the_tier() {
+    let dir = scratch();
+    let db = dir.path().join("db");
+    let out = dir.path().join("wdl");
+    let out_arg = out.to_str().unwrap();
+    ok(&db, &["--variant", "six", "solve", "--phase", "moving", "--threads", "2"]);
+    let tables = common::tables(&db).len();
+    assert!(tables > 10);
+    let export = ["--variant", "six", "export", "--wdl", out_arg, "--threads", "2"];
+
+    let first = ok(&db, &export);
+    assert!(
+        first.contains(&format!("{tables} tables ({tables} written, 0 already there)")),
+        "{first}"
+    );
+    assert!(first.contains("bits/state"), "{first}");
+    let names = wdl_files(&out);
+    assert_eq!(names.len(), tables);
+    assert!(names.iter().all(|n| n.starts_with("six-")), "{names:?}");
+    let written = common::files(&out);
+
+    // A killed run's temporary file, and a damaged table.
+    fs::write(out.join("six-4-4.wdl.tmp"), "half a table").unwrap();
+    let damaged = out.join("six-4-4.wdl");
+    let mut bytes = fs::read(&damaged).unwrap();
+    let at = bytes.len() - 6;
+    bytes[at] ^= 0x11;
+    fs::write(&damaged, &bytes).unwrap();
+    let second = ok(&db, &export);
+    assert!(second.contains("removed six-4-4.wdl.tmp"), "{second}");
+    let rest = tables - 1;
+    assert!(second.contains(&format!("({} written, {rest} already there)", 1)), "{second}");
+    assert!(common::files(&out) == written, "the same files, the damaged one whole again");
+
+    let third = ok(&db, &export);
+    assert!(third.contains(&format!("(0 written, {tables} already there)")), "{third}");
+
+    // `stats` on the tier's directory: text, JSON and TSV.
+    let text = ok(&out, &["--variant", "six", "stats"]);
+    assert!(text.contains("win/draw/loss tier"), "{text}");
+    assert!(text.contains(&format!("{tables} sectors")), "{text}");
+    let json: Json =
+        serde_json::from_str(&ok(&out, &["--variant", "six", "stats", "--json"])).unwrap();
+    let rows = json.as_array().unwrap();
+    assert_eq!(rows.len(), tables);
+    assert!(rows.iter().all(|r| r["tier"] == "wdl"), "{json}");
+    let bytes: u64 = rows.iter().map(|r| r["bytes"].as_u64().unwrap()).sum();
+    let on_disk: u64 = written.values().map(|b| b.len() as u64).sum();
+    assert_eq!(bytes, on_disk);
+    let tsv = ok(&out, &["--variant", "six", "stats", "--tsv"]);
+    assert_eq!(tsv.lines().count(), tables + 1, "{tsv}");
+    // The full tier's JSON and TSV are as they were: no tier, no WDL rows.
+    let full: Json =
+        serde_json::from_str(&ok(&db, &["--variant", "six", "stats", "--json"])).unwrap();
+    assert!(full.as_array().unwrap().iter().all(|r| r.get("tier").is_none()), "{full}");
+}
+
+#[test]
+fn export_of_a_database_without_tables_is_an_error_that_says_so() {
+    let dir = scratch();
+    let out = dir.path().join("wdl");
+    let output =
+        common::morris(dir.path(), &["--variant", "six", "export", "--wdl", out.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let err = common::text(&output.stderr);
+    assert!(err.contains("no tables of six"), "{err}");
+}
+
+#[test]
+fn ctrl_c_stops_the_export_without_a_half_file_and_the_next_run_resumes() {
+    let dir = scratch();
+    let db = dir.path().join("db");
+    let out = dir.path().join("wdl");
+    ok(&db, &["--variant", "six", "solve", "--threads", "2"]);
+    let tables = common::tables(&db).len();
+    let export = ["--variant", "six", "export", "--wdl", out.to_str().unwrap(), "--threads", "2"];
+
+    // Stopped once its first table is there, so that it cannot finish
+    // while the signal is delivered.
+    let mut child = common::spawn(&db, &export);
+    common::wait_for(&mut child, &out, "six-3-3.wdl");
+    common::signal(&child, libc::SIGSTOP);
+    common::signal(&child, libc::SIGINT);
+    common::signal(&child, libc::SIGCONT);
+    let output = child.wait_with_output().unwrap();
+    let err = common::text(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{err}");
+    assert!(err.starts_with("morris: interrupted by SIGINT: "), "{err}");
+    assert!(err.contains(&format!("finished: of {tables} tables, ")), "{err}");
+    assert!(err.contains("run the same command again to resume"), "{err}");
+    let names: Vec<String> = common::files(&out).into_keys().collect();
+    assert!(names.iter().all(|n| n.ends_with(".wdl")), "no half file: {names:?}");
+    let done = names.len();
+    assert!(done >= 1 && done < tables, "{done} of {tables}");
+
+    // Every file it left checks out and is kept.
+    let again = ok(&db, &export);
+    let want = format!("{tables} tables ({} written, {done} already there)", tables - done);
+    assert!(again.contains(&want), "{again}");
+}

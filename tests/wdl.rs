@@ -1,0 +1,112 @@
+//! The win/draw/loss tier against the full tier it is made from: every
+//! canonical slot of six's whole game and of nine up to 8 stones (both
+//! phases) decodes to the full tier's outcome; an export run again keeps
+//! what checks out and writes again what does not. The command is in
+//! `cli_export.rs`, the format's own tests in `src/table/wdl.rs`.
+
+mod common;
+
+use common::scratch;
+use morris::database::{Database, Exported};
+use morris::driver::Quiet;
+use morris::index::Sector;
+use morris::sectors::{moving_sectors, placement_sectors};
+use morris::value::{Cell, Outcome, Value};
+use morris::Variant;
+use std::fs;
+use std::path::Path;
+
+fn outcome(cell: u16) -> Outcome {
+    match Value::from(Cell(cell)) {
+        Value::Win(_) => Outcome::Win,
+        Value::Draw => Outcome::Draw,
+        Value::Loss(_) => Outcome::Loss,
+    }
+}
+
+/// Exports every sector of `sectors` into `out`; what each export did.
+fn export(db: &Database, sectors: &[Sector], out: &Path) -> Vec<Exported> {
+    sectors.iter().map(|&s| db.export_wdl(s, out, &|| false).unwrap()).collect()
+}
+
+/// Every canonical slot of every sector's win/draw/loss table in `out`
+/// against its full table; returns the states compared.
+fn compare_every_slot(db: &Database, sectors: &[Sector], out: &Path) -> u64 {
+    let wdl_db = Database::new(out, db.variant().clone());
+    let mut states = 0;
+    for &sector in sectors {
+        let cells = db.load_cells(sector).unwrap();
+        let wdl = wdl_db.wdl_table(sector).unwrap();
+        assert_eq!(wdl.info(), db.table(sector).unwrap().info(), "{sector}");
+        let index = db.indexer().sector(sector);
+        index.for_each_in(0..index.slots(), |slot, _, _| {
+            let got = wdl.get(slot).unwrap();
+            assert_eq!(got, outcome(cells[slot as usize]), "{sector} slot {slot}");
+            states += 1;
+        });
+        assert!(states > 0, "{sector} has states");
+    }
+    states
+}
+
+#[test]
+fn every_state_of_six_whole_keeps_its_outcome() {
+    let dir = scratch();
+    let db = Database::new(dir.path().join("db"), Variant::named("six").unwrap());
+    db.solve_moving(12, 2, &Quiet).unwrap();
+    db.solve_placement(12, 2, &Quiet).unwrap();
+    let mut sectors = moving_sectors(db.variant());
+    sectors.extend(placement_sectors(db.variant()));
+    let out = dir.path().join("wdl");
+    fs::create_dir(&out).unwrap();
+    let first = export(&db, &sectors, &out);
+    assert!(first.iter().all(|e| e.written));
+    let states = compare_every_slot(&db, &sectors, &out);
+    let want: u64 = sectors.iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
+    assert_eq!(states, want);
+}
+
+#[test]
+fn every_state_of_nine_up_to_8_stones_both_phases_keeps_its_outcome_and_export_resumes() {
+    let dir = scratch();
+    let db = Database::new(dir.path().join("db"), Variant::named("nine").unwrap());
+    db.solve_moving(8, 2, &Quiet).unwrap();
+    db.solve_placement(8, 2, &Quiet).unwrap();
+    let mut sectors: Vec<Sector> =
+        moving_sectors(db.variant()).into_iter().filter(|s| s.total_stones() <= 8).collect();
+    let placed = placement_sectors(db.variant()).into_iter().filter(|&s| db.has(s));
+    sectors.extend(placed);
+    assert!(sectors.iter().any(|s| !s.is_moving()), "placement sectors too");
+    let out = dir.path().join("wdl");
+    fs::create_dir(&out).unwrap();
+    let first = export(&db, &sectors, &out);
+    assert!(first.iter().all(|e| e.written));
+    compare_every_slot(&db, &sectors, &out);
+
+    // Run again: every file is kept, byte for byte.
+    let before = common::files(&out);
+    let second = export(&db, &sectors, &out);
+    assert!(second.iter().all(|e| !e.written), "{second:?}");
+    assert_eq!(
+        second.iter().map(|e| e.bytes).collect::<Vec<_>>(),
+        first.iter().map(|e| e.bytes).collect::<Vec<_>>()
+    );
+    assert!(common::files(&out) == before, "nothing rewritten");
+
+    // A damaged file is written again, the others kept; a damaged file is
+    // never read as values.
+    let wdl_db = Database::new(&out, db.variant().clone());
+    let damaged = *sectors.iter().max_by_key(|&&s| db.indexer().sector(s).slots()).unwrap();
+    let path = wdl_db.wdl_path(damaged);
+    let mut bytes = fs::read(&path).unwrap();
+    let at = bytes.len() - 10;
+    bytes[at] ^= 0x40;
+    fs::write(&path, &bytes).unwrap();
+    let err = wdl_db.wdl_table(damaged).and_then(|t| Ok(t.verify()?)).unwrap_err();
+    assert!(err.to_string().contains(&path.display().to_string()), "{err}");
+    let third = export(&db, &sectors, &out);
+    for (&sector, e) in sectors.iter().zip(&third) {
+        assert_eq!(e.written, sector == damaged, "{sector}");
+    }
+    assert!(common::files(&out) == before, "the damaged file is whole again");
+}
