@@ -223,28 +223,32 @@ fn twelve_up_to_8_stones_solves_and_verifies() {
 #[test]
 fn committed_moving_figures_of_the_diagonal_board_games_agree_with_a_solve() {
     for (variant, stones) in [("twelve", 12), ("eleven", 11), ("morabaraba", 12)] {
-        let path = format!("{}/data/{variant}/moving.tsv", env!("CARGO_MANIFEST_DIR"));
-        let committed = fs::read_to_string(&path).unwrap();
-        let (db, _) = solve_and_verify(
-            &["--variant", variant],
-            &["--phase", "moving", "--max-stones", "8"],
-            6,
-        );
-        let ours = ok(db.path(), &["stats", "--tsv", "--variant", variant]);
-        assert_eq!(
-            committed.lines().next(),
-            ours.lines().next(),
-            "{path}: the same columns as stats --tsv"
-        );
-        let sides = stones - 2;
-        assert_eq!(
-            committed.lines().count(),
-            1 + sides * sides,
-            "{path}: one row per moving sector"
-        );
-        for row in ours.lines().skip(1) {
-            assert!(committed.lines().any(|l| l == row), "{row} is not in {path}");
-        }
+        committed_moving_rows_agree_with_a_solve(variant, stones);
+    }
+}
+
+/// The same for Lasker's moving phase (`data/lasker/moving.tsv`, from the
+/// whole solve in /var/tmp/lasker, 2026-11-26).
+#[test]
+fn committed_moving_figures_of_lasker_agree_with_a_solve() {
+    committed_moving_rows_agree_with_a_solve("lasker", 10);
+}
+
+fn committed_moving_rows_agree_with_a_solve(variant: &str, stones: usize) {
+    let path = format!("{}/data/{variant}/moving.tsv", env!("CARGO_MANIFEST_DIR"));
+    let committed = fs::read_to_string(&path).unwrap();
+    let (db, _) =
+        solve_and_verify(&["--variant", variant], &["--phase", "moving", "--max-stones", "8"], 6);
+    let ours = ok(db.path(), &["stats", "--tsv", "--variant", variant]);
+    assert_eq!(
+        committed.lines().next(),
+        ours.lines().next(),
+        "{path}: the same columns as stats --tsv"
+    );
+    let sides = stones - 2;
+    assert_eq!(committed.lines().count(), 1 + sides * sides, "{path}: one row per moving sector");
+    for row in ours.lines().skip(1) {
+        assert!(committed.lines().any(|l| l == row), "{row} is not in {path}");
     }
 }
 
