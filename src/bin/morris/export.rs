@@ -4,11 +4,11 @@
 //! where it stopped; files appear whole, by rename.
 
 use crate::common::{describe, sectors_in, threads};
-use crate::progress::sector_bar;
-use crate::signals::{self, interrupted};
-use crate::units;
+use crate::progress::table_by_table;
+use crate::signals;
+use crate::units::{self, bits};
 use anyhow::{Context, Result};
-use morris::database::{Database, DbError};
+use morris::database::Database;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -51,83 +51,49 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     out.flush()?;
 
     let states = |s| db.indexer().sector(s).canonical_states();
-    let bar = sector_bar(present.iter().map(|&s| states(s)).sum());
-
     let start = Instant::now();
-    let cancelled = || signals::received().is_some();
-    let (mut total, mut written, mut kept) = (Total::default(), 0, 0);
-    for &sector in &present {
-        bar.set_message(format!("exporting {sector}"));
-        let t = Instant::now();
-        let result = if cancelled() {
-            Err(DbError::Interrupted(format!("before {sector}")))
-        } else {
-            pool.install(|| db.export_wdl(sector, dir, &cancelled))
-        };
-        let exported = match result {
-            Ok(exported) => exported,
-            Err(err) => {
-                bar.finish_and_clear();
-                let finished =
-                    format!("of {} tables, {written} written, {kept} already there", present.len());
-                return Err(interrupted(err, finished));
-            }
-        };
-        let full = exported.full_bytes;
-        let n = states(sector);
-        total.add(n, full, exported.bytes);
-        if exported.written {
-            written += 1;
-        } else {
-            kept += 1;
-        }
-        let line = format!(
-            "{:<10} {n:>13} {:>10} {:>10} {:>10.4} {:>10}  {}",
-            sector.to_string(),
-            units::bytes(full),
-            units::bytes(exported.bytes),
-            bits(exported.bytes, n),
-            format!("{:.2} s", t.elapsed().as_secs_f64()),
-            if exported.written { "written" } else { "already there, checked" }
-        );
-        bar.suspend(|| writeln!(out, "{line}").and_then(|()| out.flush()))?;
-        bar.inc(n);
-    }
-    bar.finish_and_clear();
+    let done = table_by_table(
+        db,
+        &present,
+        "exporting",
+        &pool,
+        out,
+        |sector, cancelled| db.export_wdl(sector, dir, cancelled),
+        |sector, exported, took| {
+            let n = states(sector);
+            format!(
+                "{:<10} {n:>13} {:>10} {:>10} {:>10.4} {:>10}  {}",
+                sector.to_string(),
+                units::bytes(exported.full_bytes),
+                units::bytes(exported.bytes),
+                bits(exported.bytes, n),
+                format!("{:.2} s", took.as_secs_f64()),
+                if exported.written { "written" } else { "already there, checked" }
+            )
+        },
+        |done| {
+            let written = done.iter().filter(|e| e.written).count();
+            let kept = done.len() - written;
+            format!("of {} tables, {written} written, {kept} already there", present.len())
+        },
+    )?;
+    let written = done.iter().filter(|e| e.written).count();
+    let kept = done.len() - written;
+    let total_states: u64 = present.iter().map(|&s| states(s)).sum();
+    let full: u64 = done.iter().map(|e| e.full_bytes).sum();
+    let wdl: u64 = done.iter().map(|e| e.bytes).sum();
     writeln!(out, "{}", "-".repeat(70))?;
     writeln!(
         out,
-        "{} tables ({written} written, {kept} already there) in {:.2} s: {} states, full tier {} ({:.4} bits/state), win/draw/loss tier {} bytes, {} ({:.4} bits/state)",
+        "{} tables ({written} written, {kept} already there) in {:.2} s: {total_states} states, full tier {} ({:.4} bits/state), win/draw/loss tier {wdl} bytes, {} ({:.4} bits/state)",
         present.len(),
         start.elapsed().as_secs_f64(),
-        total.states,
-        units::bytes(total.full),
-        bits(total.full, total.states),
-        total.wdl,
-        units::bytes(total.wdl),
-        bits(total.wdl, total.states),
+        units::bytes(full),
+        bits(full, total_states),
+        units::bytes(wdl),
+        bits(wdl, total_states),
     )?;
     Ok(())
-}
-
-#[derive(Default)]
-struct Total {
-    states: u64,
-    full: u64,
-    wdl: u64,
-}
-
-impl Total {
-    fn add(&mut self, states: u64, full: u64, wdl: u64) {
-        self.states += states;
-        self.full += full;
-        self.wdl += wdl;
-    }
-}
-
-/// Bits per (canonical) state.
-fn bits(bytes: u64, states: u64) -> f64 {
-    bytes as f64 * 8.0 / states.max(1) as f64
 }
 
 /// Removes the temporary files (`<variant>-*.wdl.tmp`) of an export that

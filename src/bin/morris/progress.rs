@@ -2,8 +2,11 @@
 //! and the work has already taken a while, so short runs and pipes stay
 //! quiet.
 
+use crate::signals;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use morris::database::{Database, DbError};
+use morris::index::Sector;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -67,4 +70,49 @@ pub fn sector_bar(states: u64) -> ProgressBar {
     );
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
+}
+
+/// A pass over the tables of `sectors`, one at a time in that order, with
+/// the sector bar: `each` does one table on `pool`, given whether to stop
+/// (a SIGINT or SIGTERM arrived; the handlers must be installed), and
+/// `line` gives the line printed for it, with the time it took. A signal
+/// stops the pass before the next table, or inside one where `each`
+/// stops; the error then says `finished` of the tables done (`export`,
+/// `compact`). Returns what `each` gave for every table.
+pub fn table_by_table<T: Send>(
+    db: &Database,
+    sectors: &[Sector],
+    verb: &str,
+    pool: &rayon::ThreadPool,
+    out: &mut impl Write,
+    mut each: impl FnMut(Sector, &(dyn Fn() -> bool + Sync)) -> Result<T, DbError> + Send,
+    mut line: impl FnMut(Sector, &T, Duration) -> String,
+    finished: impl Fn(&[T]) -> String,
+) -> anyhow::Result<Vec<T>> {
+    let states = |s| db.indexer().sector(s).canonical_states();
+    let bar = sector_bar(sectors.iter().map(|&s| states(s)).sum());
+    let cancelled = || signals::received().is_some();
+    let mut done = Vec::with_capacity(sectors.len());
+    for &sector in sectors {
+        bar.set_message(format!("{verb} {sector}"));
+        let t = Instant::now();
+        let result = if cancelled() {
+            Err(DbError::Interrupted(format!("before {sector}")))
+        } else {
+            pool.install(|| each(sector, &cancelled))
+        };
+        let result = match result {
+            Ok(result) => result,
+            Err(err) => {
+                bar.finish_and_clear();
+                return Err(signals::interrupted(err, finished(&done)));
+            }
+        };
+        let text = line(sector, &result, t.elapsed());
+        bar.suspend(|| writeln!(out, "{text}").and_then(|()| out.flush()))?;
+        bar.inc(states(sector));
+        done.push(result);
+    }
+    bar.finish_and_clear();
+    Ok(done)
 }
