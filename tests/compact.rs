@@ -8,12 +8,9 @@ mod common;
 
 use common::scratch;
 use morris::database::Database;
-use morris::driver::Quiet;
 use morris::index::Sector;
-use morris::sectors::{moving_sectors, placement_sectors};
 use morris::table::{Table, WriteOptions, BLOCK_CELLS};
 use morris::verify::check_sector;
-use morris::Variant;
 
 const COMPACT: WriteOptions = WriteOptions { block_cells: 64 * 1024, zstd_level: 19 };
 
@@ -68,23 +65,13 @@ fn compact_and_compare(db: &Database, sectors: &[Sector]) {
 #[test]
 fn every_cell_of_six_whole_survives_compaction() {
     let dir = scratch();
-    let db = Database::new(dir.path().join("db"), Variant::named("six").unwrap());
-    db.solve_moving(12, 2, &Quiet).unwrap();
-    db.solve_placement(12, 2, &Quiet).unwrap();
-    let mut sectors = moving_sectors(db.variant());
-    sectors.extend(placement_sectors(db.variant()));
+    let (db, sectors) = common::solved_both_phases(&dir.path().join("db"), "six", 12);
     compact_and_compare(&db, &sectors);
 }
 
 #[test]
 fn every_cell_of_nine_up_to_8_stones_both_phases_survives_compaction() {
     let dir = scratch();
-    let db = Database::new(dir.path().join("db"), Variant::named("nine").unwrap());
-    db.solve_moving(8, 2, &Quiet).unwrap();
-    db.solve_placement(8, 2, &Quiet).unwrap();
-    let mut sectors: Vec<Sector> =
-        moving_sectors(db.variant()).into_iter().filter(|s| s.total_stones() <= 8).collect();
-    sectors.extend(placement_sectors(db.variant()).into_iter().filter(|&s| db.has(s)));
-    assert!(sectors.iter().any(|s| !s.is_moving()), "placement sectors too");
+    let (db, sectors) = common::solved_both_phases(&dir.path().join("db"), "nine", 8);
     compact_and_compare(&db, &sectors);
 }

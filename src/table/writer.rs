@@ -9,8 +9,8 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::format::{
-    block_record, encode_header, io_error, Header, TableError, TableInfo, BLOCK_CELLS, CRC_LEN,
-    FORMAT_VERSION, MAGIC, MAX_BLOCK_CELLS, MAX_HEADER_BYTES, OFFSET_LEN, ZSTD_LEVEL,
+    block_record, check_cancelled, encode_header, io_error, Header, TableError, TableInfo,
+    BLOCK_CELLS, CRC_LEN, FULL, MAX_BLOCK_CELLS, MAX_HEADER_BYTES, OFFSET_LEN, ZSTD_LEVEL,
 };
 use super::reader::Table;
 use crate::atomic_file::{write_atomically, write_checked_atomically};
@@ -94,27 +94,14 @@ pub fn rewrite_table<B: AsRef<[u8]> + Sync>(
             what: format!("block size {} is not in 1..={MAX_BLOCK_CELLS}", options.block_cells),
         });
     }
-    let header = Header {
-        magic: MAGIC,
-        format_version: FORMAT_VERSION,
-        rules: info.rules.clone(),
-        sector: info.sector.clone(),
-        index_version: info.index_version,
-        slots: info.slots,
-        counts: info.counts.clone(),
-        block_cells: options.block_cells,
-        offsets_crc: [0; 4],
-    };
+    let header = Header::new(&FULL, info, options.block_cells);
     let block_cells = u64::from(options.block_cells);
     let blocks = usize::try_from(info.slots.div_ceil(block_cells)).expect("blocks fit in memory");
     write_checked_atomically(
         path,
         |file, tmp| {
             write_records_and_front(file, tmp, header, blocks, |block| {
-                if cancelled() {
-                    let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted");
-                    return Err(io_error(tmp, "write the blocks")(stop));
-                }
+                check_cancelled(cancelled, tmp)?;
                 let start = block as u64 * block_cells;
                 let cells = source.cells(start..(start + block_cells).min(info.slots))?;
                 block_record(&cells, options.zstd_level).map_err(io_error(tmp, "write the blocks"))
@@ -187,17 +174,7 @@ fn checked_header(
     Tally::of_parallel(cells)
         .check(&info.counts, info.slots)
         .map_err(|why| refuse(format!("counts disagree with the cells: {why}")))?;
-    let header = Header {
-        magic: MAGIC,
-        format_version: FORMAT_VERSION,
-        rules: info.rules.clone(),
-        sector: info.sector.clone(),
-        index_version: info.index_version,
-        slots: info.slots,
-        counts: info.counts.clone(),
-        block_cells: options.block_cells,
-        offsets_crc: [0; 4],
-    };
+    let header = Header::new(&FULL, info, options.block_cells);
     let len = encode_header(&header).len();
     if len > MAX_HEADER_BYTES {
         return Err(refuse(format!("header of {len} bytes exceeds {MAX_HEADER_BYTES}")));

@@ -13,7 +13,6 @@ use anyhow::{Context, Result};
 use morris::database::Database;
 use morris::table::WriteOptions;
 use std::io::Write;
-use std::time::Instant;
 
 /// Cells per block that `compact` writes by default.
 const BLOCK_CELLS: u32 = 64 * 1024;
@@ -66,14 +65,14 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     out.flush()?;
 
     let states = |s| db.indexer().sector(s).canonical_states();
-    let start = Instant::now();
-    let done = table_by_table(
+    let pass = table_by_table(
         db,
         &present,
-        "compacting",
+        ["compacting", "rewritten", "already compact"],
         &pool,
         out,
         |sector, cancelled| db.compact_table(sector, &options, cancelled),
+        |compacted| compacted.written,
         |sector, c, took| {
             let n = states(sector);
             format!(
@@ -87,27 +86,18 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
                 if c.written { "rewritten, checked" } else { "already compact, skipped" }
             )
         },
-        |done| {
-            let written = done.iter().filter(|c| c.written).count();
-            let skipped = done.len() - written;
-            format!("of {} tables, {written} rewritten, {skipped} already compact", present.len())
-        },
     )?;
-    let written = done.iter().filter(|c| c.written).count();
-    let skipped = done.len() - written;
-    let total_states: u64 = present.iter().map(|&s| states(s)).sum();
-    let before: u64 = done.iter().map(|c| c.before).sum();
-    let after: u64 = done.iter().map(|c| c.after).sum();
+    let before: u64 = pass.done.iter().map(|c| c.before).sum();
+    let after: u64 = pass.done.iter().map(|c| c.after).sum();
     writeln!(out, "{}", "-".repeat(70))?;
     writeln!(
         out,
-        "{} tables ({written} rewritten, {skipped} already compact) in {:.2} s: {total_states} states, {before} → {after} bytes ({} → {}), {:.4} → {:.4} bits/state",
-        present.len(),
-        start.elapsed().as_secs_f64(),
+        "{}, {before} → {after} bytes ({} → {}), {:.4} → {:.4} bits/state",
+        pass.summary(),
         units::bytes(before),
         units::bytes(after),
-        bits(before, total_states),
-        bits(after, total_states),
+        bits(before, pass.states),
+        bits(after, pass.states),
     )?;
     Ok(())
 }

@@ -11,7 +11,6 @@ use anyhow::{Context, Result};
 use morris::database::Database;
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -51,14 +50,14 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     out.flush()?;
 
     let states = |s| db.indexer().sector(s).canonical_states();
-    let start = Instant::now();
-    let done = table_by_table(
+    let pass = table_by_table(
         db,
         &present,
-        "exporting",
+        ["exporting", "written", "already there"],
         &pool,
         out,
         |sector, cancelled| db.export_wdl(sector, dir, cancelled),
+        |exported| exported.written,
         |sector, exported, took| {
             let n = states(sector);
             format!(
@@ -71,27 +70,18 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
                 if exported.written { "written" } else { "already there, checked" }
             )
         },
-        |done| {
-            let written = done.iter().filter(|e| e.written).count();
-            let kept = done.len() - written;
-            format!("of {} tables, {written} written, {kept} already there", present.len())
-        },
     )?;
-    let written = done.iter().filter(|e| e.written).count();
-    let kept = done.len() - written;
-    let total_states: u64 = present.iter().map(|&s| states(s)).sum();
-    let full: u64 = done.iter().map(|e| e.full_bytes).sum();
-    let wdl: u64 = done.iter().map(|e| e.bytes).sum();
+    let full: u64 = pass.done.iter().map(|e| e.full_bytes).sum();
+    let wdl: u64 = pass.done.iter().map(|e| e.bytes).sum();
     writeln!(out, "{}", "-".repeat(70))?;
     writeln!(
         out,
-        "{} tables ({written} written, {kept} already there) in {:.2} s: {total_states} states, full tier {} ({:.4} bits/state), win/draw/loss tier {wdl} bytes, {} ({:.4} bits/state)",
-        present.len(),
-        start.elapsed().as_secs_f64(),
+        "{}, full tier {} ({:.4} bits/state), win/draw/loss tier {wdl} bytes, {} ({:.4} bits/state)",
+        pass.summary(),
         units::bytes(full),
-        bits(full, total_states),
+        bits(full, pass.states),
         units::bytes(wdl),
-        bits(wdl, total_states),
+        bits(wdl, pass.states),
     )?;
     Ok(())
 }

@@ -72,29 +72,64 @@ pub fn sector_bar(states: u64) -> ProgressBar {
     bar
 }
 
+/// What a pass over tables ([`table_by_table`]) calls what it did with
+/// one: `["exporting", "written", "already there"]`.
+pub type Words = [&'static str; 3];
+
+/// What a pass over tables did: each table's result, in order.
+pub struct Pass<T> {
+    pub done: Vec<T>,
+    /// How many were written (the others were kept).
+    pub written: usize,
+    /// Canonical states of the tables.
+    pub states: u64,
+    pub elapsed: Duration,
+    words: Words,
+}
+
+impl<T> Pass<T> {
+    /// `N tables (W written, K already there) in S s: N states`, the
+    /// start of the pass's last line.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} tables ({}) in {:.2} s: {} states",
+            self.done.len(),
+            written_kept(self.written, self.done.len(), self.words),
+            self.elapsed.as_secs_f64(),
+            self.states
+        )
+    }
+}
+
+fn written_kept(written: usize, done: usize, [_, did, kept]: Words) -> String {
+    format!("{written} {did}, {} {kept}", done - written)
+}
+
 /// A pass over the tables of `sectors`, one at a time in that order, with
 /// the sector bar: `each` does one table on `pool`, given whether to stop
-/// (a SIGINT or SIGTERM arrived; the handlers must be installed), and
-/// `line` gives the line printed for it, with the time it took. A signal
-/// stops the pass before the next table, or inside one where `each`
-/// stops; the error then says `finished` of the tables done (`export`,
-/// `compact`). Returns what `each` gave for every table.
+/// (a SIGINT or SIGTERM arrived; the handlers must be installed),
+/// `written` says whether it wrote it, and `line` gives the line printed
+/// for it, with the time it took. A signal stops the pass before the next
+/// table, or inside one where `each` stops; the error then says how many
+/// were done (`export`, `compact`).
 pub fn table_by_table<T: Send>(
     db: &Database,
     sectors: &[Sector],
-    verb: &str,
+    words: Words,
     pool: &rayon::ThreadPool,
     out: &mut impl Write,
     mut each: impl FnMut(Sector, &(dyn Fn() -> bool + Sync)) -> Result<T, DbError> + Send,
+    written: impl Fn(&T) -> bool,
     mut line: impl FnMut(Sector, &T, Duration) -> String,
-    finished: impl Fn(&[T]) -> String,
-) -> anyhow::Result<Vec<T>> {
+) -> anyhow::Result<Pass<T>> {
     let states = |s| db.indexer().sector(s).canonical_states();
-    let bar = sector_bar(sectors.iter().map(|&s| states(s)).sum());
+    let total = sectors.iter().map(|&s| states(s)).sum();
+    let bar = sector_bar(total);
     let cancelled = || signals::received().is_some();
-    let mut done = Vec::with_capacity(sectors.len());
+    let start = Instant::now();
+    let (mut done, mut wrote) = (Vec::with_capacity(sectors.len()), 0);
     for &sector in sectors {
-        bar.set_message(format!("{verb} {sector}"));
+        bar.set_message(format!("{} {sector}", words[0]));
         let t = Instant::now();
         let result = if cancelled() {
             Err(DbError::Interrupted(format!("before {sector}")))
@@ -105,14 +140,20 @@ pub fn table_by_table<T: Send>(
             Ok(result) => result,
             Err(err) => {
                 bar.finish_and_clear();
-                return Err(signals::interrupted(err, finished(&done)));
+                let finished = format!(
+                    "of {} tables, {}",
+                    sectors.len(),
+                    written_kept(wrote, done.len(), words)
+                );
+                return Err(signals::interrupted(err, finished));
             }
         };
         let text = line(sector, &result, t.elapsed());
         bar.suspend(|| writeln!(out, "{text}").and_then(|()| out.flush()))?;
         bar.inc(states(sector));
+        wrote += usize::from(written(&result));
         done.push(result);
     }
     bar.finish_and_clear();
-    Ok(done)
+    Ok(Pass { done, written: wrote, states: total, elapsed: start.elapsed(), words })
 }
