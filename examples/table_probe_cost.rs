@@ -21,10 +21,6 @@ use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-#[path = "support/xorshift.rs"]
-mod xorshift;
-use xorshift::XorShift;
-
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut tables, mut variant, mut probes) = (Vec::new(), "nine".to_string(), 200usize);
@@ -43,8 +39,14 @@ fn main() {
         let sector = name.split_once('-').expect("<variant>-<sector>.mtb").1.to_string();
         let table = Table::open(&path, &rules, &sector).unwrap();
         let slots = table.info().slots;
-        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
-        let picks: Vec<u64> = (0..probes).map(|_| rng.next() % slots).collect();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            seed >> 11
+        };
+        let picks: Vec<u64> = (0..probes).map(|_| next() % slots).collect();
         // Warm: every page read once first.
         table.verify().unwrap();
         let cpu = thread_cpu();

@@ -69,9 +69,8 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         db,
         &present,
         ["compacting", "rewritten", "already compact"],
-        &pool,
         out,
-        |sector, cancelled| db.compact_table(sector, &options, cancelled),
+        |sector, cancelled| pool.install(|| db.compact_table(sector, &options, cancelled)),
         |compacted| compacted.written,
         |sector, c, took| {
             let n = states(sector);

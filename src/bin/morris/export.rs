@@ -54,9 +54,8 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         db,
         &present,
         ["exporting", "written", "already there"],
-        &pool,
         out,
-        |sector, cancelled| db.export_wdl(sector, dir, cancelled),
+        |sector, cancelled| pool.install(|| db.export_wdl(sector, dir, cancelled)),
         |exported| exported.written,
         |sector, exported, took| {
             let n = states(sector);

@@ -106,19 +106,18 @@ fn written_kept(written: usize, done: usize, [_, did, kept]: Words) -> String {
 }
 
 /// A pass over the tables of `sectors`, one at a time in that order, with
-/// the sector bar: `each` does one table on `pool`, given whether to stop
+/// the sector bar: `each` does one table, given whether to stop
 /// (a SIGINT or SIGTERM arrived; the handlers must be installed),
 /// `written` says whether it wrote it, and `line` gives the line printed
 /// for it, with the time it took. A signal stops the pass before the next
 /// table, or inside one where `each` stops; the error then says how many
 /// were done (`export`, `compact`).
-pub fn table_by_table<T: Send>(
+pub fn table_by_table<T>(
     db: &Database,
     sectors: &[Sector],
     words: Words,
-    pool: &rayon::ThreadPool,
     out: &mut impl Write,
-    mut each: impl FnMut(Sector, &(dyn Fn() -> bool + Sync)) -> Result<T, DbError> + Send,
+    mut each: impl FnMut(Sector, &(dyn Fn() -> bool + Sync)) -> Result<T, DbError>,
     written: impl Fn(&T) -> bool,
     mut line: impl FnMut(Sector, &T, Duration) -> String,
 ) -> anyhow::Result<Pass<T>> {
@@ -134,7 +133,7 @@ pub fn table_by_table<T: Send>(
         let result = if cancelled() {
             Err(DbError::Interrupted(format!("before {sector}")))
         } else {
-            pool.install(|| each(sector, &cancelled))
+            each(sector, &cancelled)
         };
         let result = match result {
             Ok(result) => result,
