@@ -11,8 +11,9 @@
 //! slots almost never share one); **cold**, for each probe the file's
 //! pages dropped from the page cache (`posix_fadvise(DONTNEED)`, this
 //! file only, nothing else of the machine's cache), then the table
-//! opened (header and offset table read) and the slot read. Mean and
-//! median wall-clock times; thread CPU time of the warm probes too.
+//! opened (header and offset table read) and the slot read; and the cold
+//! opening alone, the same way. Mean and median wall-clock times; thread
+//! CPU time of the warm probes too.
 
 use morris::table::Table;
 use morris::variant::Variant;
@@ -32,7 +33,7 @@ fn main() {
         }
     }
     let rules = Variant::named(&variant).expect("a variant").rules_key();
-    println!("table\tblock_cells\tbytes\twarm_mean_us\twarm_median_us\twarm_cpu_us\tcold_mean_us\tcold_median_us");
+    println!("table\tblock_cells\tbytes\twarm_mean_us\twarm_median_us\twarm_cpu_us\tcold_mean_us\tcold_median_us\tcold_open_median_us");
     for path in tables {
         // `<variant>-<sector>.mtb`
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
@@ -71,15 +72,25 @@ fn main() {
                 t.elapsed()
             })
             .collect();
+        let cold_open: Vec<Duration> = picks
+            .iter()
+            .map(|_| {
+                drop_from_page_cache(&path);
+                let t = Instant::now();
+                std::hint::black_box(Table::open(&path, &rules, &sector).unwrap());
+                t.elapsed()
+            })
+            .collect();
         let us = |d: Duration| d.as_secs_f64() * 1e6;
         println!(
-            "{}\t{block_cells}\t{bytes}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}",
+            "{}\t{block_cells}\t{bytes}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}\t{:.1}",
             path.display(),
             us(mean(&warm)),
             us(median(warm)),
             us(warm_cpu),
             us(mean(&cold)),
-            us(median(cold))
+            us(median(cold)),
+            us(median(cold_open))
         );
     }
 }
