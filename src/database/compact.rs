@@ -25,7 +25,8 @@ pub struct Compacted {
 impl Database {
     /// Rewrites the table of `sector` in place with `options` (block size
     /// and zstd level), unless its header says it already has blocks of
-    /// `options.block_cells`. The new file replaces the old one only once
+    /// `options.block_cells`, after checking that the disk has room for
+    /// the copy beside the old table. The new file replaces the old one only once
     /// it has been checked: the same header and every cell decoded equal
     /// to the old table's. Blocks are compressed on the calling thread
     /// pool; `cancelled` is asked before each, and a yes stops with
@@ -42,6 +43,10 @@ impl Database {
         if table.block_cells() == u64::from(options.block_cells) {
             return Ok(Compacted { before, after: before, written: false });
         }
+        // The new copy lies beside the old table until the rename: about
+        // its size at most (zstd's worst case is a little more).
+        let needed = before + before / 64 + 4096;
+        self.check_space(format!("compacting {sector}"), "a new copy of the table", needed)?;
         let path = self.table_path(sector);
         stopped_if_cancelled(rewrite_table(&path, &table, options, cancelled), &path, cancelled)?;
         drop(table);
