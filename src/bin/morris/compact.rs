@@ -6,7 +6,7 @@
 //! as a solve does.
 
 use crate::common::{describe, sectors_in, threads};
-use crate::progress::table_by_table;
+use crate::progress::{table_by_table, table_line};
 use crate::signals;
 use crate::units::{self, bits};
 use anyhow::{Context, Result};
@@ -74,29 +74,31 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         |compacted| compacted.written,
         |sector, c, took| {
             let n = states(sector);
-            format!(
-                "{:<10} {n:>13} {:>10} {:>10} {:>11.4} {:>10.4} {:>10}  {}",
-                sector.to_string(),
-                units::bytes(c.before),
-                units::bytes(c.after),
-                bits(c.before, n),
-                bits(c.after, n),
-                format!("{:.2} s", took.as_secs_f64()),
-                if c.written { "rewritten, checked" } else { "already compact, skipped" }
+            table_line(
+                sector,
+                n,
+                &[
+                    (units::bytes(c.before), 10),
+                    (units::bytes(c.after), 10),
+                    (format!("{:.4}", bits(c.before, n)), 11),
+                    (format!("{:.4}", bits(c.after, n)), 10),
+                ],
+                took,
+                if c.written { "rewritten, checked" } else { "already compact, skipped" },
             )
         },
     )?;
     let before: u64 = pass.done.iter().map(|c| c.before).sum();
     let after: u64 = pass.done.iter().map(|c| c.after).sum();
-    writeln!(out, "{}", "-".repeat(70))?;
-    writeln!(
+    pass.finish(
         out,
-        "{}, {before} → {after} bytes ({} → {}), {:.4} → {:.4} bits/state",
-        pass.summary(),
-        units::bytes(before),
-        units::bytes(after),
-        bits(before, pass.states),
-        bits(after, pass.states),
+        format_args!(
+            "{before} → {after} bytes ({} → {}), {:.4} → {:.4} bits/state",
+            units::bytes(before),
+            units::bytes(after),
+            bits(before, pass.states),
+            bits(after, pass.states),
+        ),
     )?;
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! where it stopped; files appear whole, by rename.
 
 use crate::common::{describe, sectors_in, threads};
-use crate::progress::table_by_table;
+use crate::progress::{table_by_table, table_line};
 use crate::signals;
 use crate::units::{self, bits};
 use anyhow::{Context, Result};
@@ -59,28 +59,30 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         |exported| exported.written,
         |sector, exported, took| {
             let n = states(sector);
-            format!(
-                "{:<10} {n:>13} {:>10} {:>10} {:>10.4} {:>10}  {}",
-                sector.to_string(),
-                units::bytes(exported.full_bytes),
-                units::bytes(exported.bytes),
-                bits(exported.bytes, n),
-                format!("{:.2} s", took.as_secs_f64()),
-                if exported.written { "written" } else { "already there, checked" }
+            table_line(
+                sector,
+                n,
+                &[
+                    (units::bytes(exported.full_bytes), 10),
+                    (units::bytes(exported.bytes), 10),
+                    (format!("{:.4}", bits(exported.bytes, n)), 10),
+                ],
+                took,
+                if exported.written { "written" } else { "already there, checked" },
             )
         },
     )?;
     let full: u64 = pass.done.iter().map(|e| e.full_bytes).sum();
     let wdl: u64 = pass.done.iter().map(|e| e.bytes).sum();
-    writeln!(out, "{}", "-".repeat(70))?;
-    writeln!(
+    pass.finish(
         out,
-        "{}, full tier {} ({:.4} bits/state), win/draw/loss tier {wdl} bytes, {} ({:.4} bits/state)",
-        pass.summary(),
-        units::bytes(full),
-        bits(full, pass.states),
-        units::bytes(wdl),
-        bits(wdl, pass.states),
+        format_args!(
+            "full tier {} ({:.4} bits/state), win/draw/loss tier {wdl} bytes, {} ({:.4} bits/state)",
+            units::bytes(full),
+            bits(full, pass.states),
+            units::bytes(wdl),
+            bits(wdl, pass.states),
+        ),
     )?;
     Ok(())
 }

@@ -99,6 +99,29 @@ impl<T> Pass<T> {
             self.states
         )
     }
+
+    /// Writes the pass's last lines: a rule, then the summary followed by
+    /// `tail`.
+    pub fn finish(&self, out: &mut impl Write, tail: std::fmt::Arguments) -> std::io::Result<()> {
+        writeln!(out, "{}", "-".repeat(70))?;
+        writeln!(out, "{}, {tail}", self.summary())
+    }
+}
+
+/// A table's line in a pass: its sector and states, the `columns`
+/// (right-aligned in `widths`), the time it took and `note`.
+pub fn table_line(
+    sector: Sector,
+    states: u64,
+    columns: &[(String, usize)],
+    took: Duration,
+    note: &str,
+) -> String {
+    let mut line = format!("{:<10} {states:>13}", sector.to_string());
+    for (text, width) in columns {
+        line += &format!(" {text:>width$}");
+    }
+    line + &format!(" {:>10}  {note}", format!("{:.2} s", took.as_secs_f64()))
 }
 
 fn written_kept(written: usize, done: usize, [_, did, kept]: Words) -> String {
