@@ -220,6 +220,10 @@ fn a_killed_compact_leaves_every_table_old_or_new_and_the_next_run_finishes() {
 fn ctrl_c_stops_the_compact_at_a_safe_point_and_the_next_run_resumes() {
     let (_dir, db, old) = six_whole();
     let (child, _stdout) = compact_stopped_in_its_second_table(&db);
+    // A second compact meanwhile is refused, naming the first.
+    let err = fails(&db, &SIX_COMPACT);
+    let want = format!("is being solved by process {} (since ", child.id());
+    assert!(err.contains(&want) && err.contains("; `morris --variant six compact"), "{err}");
     common::signal(&child, libc::SIGINT);
     common::signal(&child, libc::SIGCONT);
     let output = child.wait_with_output().unwrap();
