@@ -25,12 +25,25 @@ pub(crate) fn write_atomically<E>(
     write: impl FnOnce(&mut File, &Path) -> Result<(), E>,
     io_error: impl Fn(&Path, &'static str, io::Error) -> E,
 ) -> Result<(), E> {
+    write_checked_atomically(path, write, |_| Ok(()), io_error)
+}
+
+/// [`write_atomically`], with `check` run on the temporary file (given its
+/// path) once it is written and synced, before it is renamed over `path`:
+/// an error there leaves `path` as it was and removes the temporary file.
+pub(crate) fn write_checked_atomically<E>(
+    path: &Path,
+    write: impl FnOnce(&mut File, &Path) -> Result<(), E>,
+    check: impl FnOnce(&Path) -> Result<(), E>,
+    io_error: impl Fn(&Path, &'static str, io::Error) -> E,
+) -> Result<(), E> {
     let tmp = tmp_path(path);
     let result = (|| {
         let mut file = File::create(&tmp).map_err(|e| io_error(&tmp, "create the file", e))?;
         write(&mut file, &tmp)?;
         file.sync_all().map_err(|e| io_error(&tmp, "sync the file", e))?;
         drop(file);
+        check(&tmp)?;
         fs::rename(&tmp, path)
             .map_err(|e| io_error(path, "rename the temporary file into place", e))?;
         let dir = match path.parent() {
@@ -63,6 +76,25 @@ mod tests {
             |file, _| {
                 file.write_all(b"half a table").unwrap();
                 Err(io::Error::other("disk full"))
+            },
+            |_, _, e| e,
+        );
+        assert!(err.is_err());
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert!(!tmp_path(&path).exists());
+    }
+
+    #[test]
+    fn failed_check_keeps_old_file_and_removes_tmp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        fs::write(&path, b"old").unwrap();
+        let err = write_checked_atomically(
+            &path,
+            |file, _| file.write_all(b"new but wrong"),
+            |tmp| {
+                assert_eq!(fs::read(tmp).unwrap(), b"new but wrong");
+                Err(io::Error::other("does not check out"))
             },
             |_, _, e| e,
         );

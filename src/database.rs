@@ -17,6 +17,7 @@
 //! complete tables.
 
 pub mod checkpoint;
+mod compact;
 pub mod leaf_cache;
 pub mod lock;
 pub mod space;
@@ -34,6 +35,7 @@ use crate::table::{
 };
 use crate::value::{Cell, Value};
 use crate::variant::Variant;
+pub use compact::Compacted;
 use leaf_cache::{Expected, LeafScores, Source};
 use memmap2::{Mmap, MmapMut};
 use std::collections::HashMap;
@@ -270,26 +272,9 @@ impl Database {
     ) -> Result<Exported, DbError> {
         let path = out.join(self.wdl_path(sector).file_name().expect("a file name"));
         let (rules, name) = (self.variant.rules_key(), sector.to_string());
-        // Opened for this export alone, not kept with the tables `table`
-        // keeps: a whole game's export maps each table only while it
-        // reads it.
-        let full = self.table_path(sector);
-        if !full.exists() {
-            return Err(self.missing(sector));
-        }
-        let table = Table::open(&full, &rules, &name)?;
+        let table = self.open_unkept(sector)?;
         let full_bytes = table.bytes_on_disk();
         let index = self.indexer.sector(sector);
-        if index.slots() != table.info().slots {
-            return Err(DbError::Table(TableError::Corrupt {
-                path: full,
-                what: format!(
-                    "{} slots, where the index of {sector} has {}",
-                    table.info().slots,
-                    index.slots()
-                ),
-            }));
-        }
         let canonical = |slots: std::ops::Range<u64>| {
             if index.all_canonical(slots.clone()) {
                 return None;
@@ -304,17 +289,33 @@ impl Database {
                 return Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: false });
             }
         }
-        match write_wdl(&path, &table, &canonical, cancelled) {
-            Err(TableError::Io { source, .. })
-                if source.kind() == ErrorKind::Interrupted && cancelled() =>
-            {
-                return Err(DbError::Interrupted(format!("while writing {}", path.display())));
-            }
-            result => result?,
-        }
+        stopped_if_cancelled(write_wdl(&path, &table, &canonical, cancelled), &path, cancelled)?;
         let wdl = WdlTable::open(&path, &rules, &name)?;
         wdl.verify_counts(&canonical)?;
         Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: true })
+    }
+
+    /// The table of `sector`, opened for one pass over it and not kept
+    /// with the tables [`Database::table`] keeps (a whole-database pass
+    /// maps each table only while it reads it), its size checked against
+    /// the index.
+    fn open_unkept(&self, sector: Sector) -> Result<Table<Mmap>, DbError> {
+        let path = self.table_path(sector);
+        if !path.exists() {
+            return Err(self.missing(sector));
+        }
+        let table = Table::open(&path, &self.variant.rules_key(), &sector.to_string())?;
+        let slots = self.indexer.sector(sector).slots();
+        if slots != table.info().slots {
+            return Err(DbError::Table(TableError::Corrupt {
+                path,
+                what: format!(
+                    "{} slots, where the index of {sector} has {slots}",
+                    table.info().slots
+                ),
+            }));
+        }
+        Ok(table)
     }
 
     /// Where the leaf cache of `sector` (the placement search's 2-bit
@@ -804,6 +805,23 @@ impl Database {
             },
             |path, op, source| DbError::Io { path: path.to_owned(), op, source },
         )
+    }
+}
+
+/// `result` of a write into `path` that `cancelled` may have stopped:
+/// [`DbError::Interrupted`] if it did.
+fn stopped_if_cancelled(
+    result: Result<(), TableError>,
+    path: &Path,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<(), DbError> {
+    match result {
+        Err(TableError::Io { source, .. })
+            if source.kind() == ErrorKind::Interrupted && cancelled() =>
+        {
+            Err(DbError::Interrupted(format!("while writing {}", path.display())))
+        }
+        result => Ok(result?),
     }
 }
 

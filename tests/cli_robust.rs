@@ -57,7 +57,10 @@ fn a_second_solve_on_the_same_directory_is_refused_while_readers_go_on() {
         db.path().display(),
         first.id()
     );
-    assert!(err.contains(&holder) && err.trim_end().ends_with(" UTC)"), "{err}");
+    // The holder's command closes the line.
+    let command =
+        format!(" UTC; `morris {} --db {}`)", SOLVE_NINE_8.join(" "), db.path().display());
+    assert!(err.contains(&holder) && err.trim_end().ends_with(&command), "{err}");
     // Readers take no lock and see only complete tables.
     let stats = ok(db.path(), &["stats"]);
     assert!(

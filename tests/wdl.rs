@@ -8,11 +8,8 @@ mod common;
 
 use common::scratch;
 use morris::database::{Database, Exported};
-use morris::driver::Quiet;
 use morris::index::Sector;
-use morris::sectors::{moving_sectors, placement_sectors};
 use morris::value::{Cell, Outcome, Value};
-use morris::Variant;
 use std::fs;
 use std::path::Path;
 
@@ -52,11 +49,7 @@ fn compare_every_slot(db: &Database, sectors: &[Sector], out: &Path) -> u64 {
 #[test]
 fn every_state_of_six_whole_keeps_its_outcome() {
     let dir = scratch();
-    let db = Database::new(dir.path().join("db"), Variant::named("six").unwrap());
-    db.solve_moving(12, 2, &Quiet).unwrap();
-    db.solve_placement(12, 2, &Quiet).unwrap();
-    let mut sectors = moving_sectors(db.variant());
-    sectors.extend(placement_sectors(db.variant()));
+    let (db, sectors) = common::solved_both_phases(&dir.path().join("db"), "six", 12);
     let out = dir.path().join("wdl");
     fs::create_dir(&out).unwrap();
     let first = export(&db, &sectors, &out);
@@ -69,14 +62,7 @@ fn every_state_of_six_whole_keeps_its_outcome() {
 #[test]
 fn every_state_of_nine_up_to_8_stones_both_phases_keeps_its_outcome_and_export_resumes() {
     let dir = scratch();
-    let db = Database::new(dir.path().join("db"), Variant::named("nine").unwrap());
-    db.solve_moving(8, 2, &Quiet).unwrap();
-    db.solve_placement(8, 2, &Quiet).unwrap();
-    let mut sectors: Vec<Sector> =
-        moving_sectors(db.variant()).into_iter().filter(|s| s.total_stones() <= 8).collect();
-    let placed = placement_sectors(db.variant()).into_iter().filter(|&s| db.has(s));
-    sectors.extend(placed);
-    assert!(sectors.iter().any(|s| !s.is_moving()), "placement sectors too");
+    let (db, sectors) = common::solved_both_phases(&dir.path().join("db"), "nine", 8);
     let out = dir.path().join("wdl");
     fs::create_dir(&out).unwrap();
     let first = export(&db, &sectors, &out);

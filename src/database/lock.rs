@@ -123,7 +123,13 @@ fn take(
     }
     let text = match mode {
         Mode::Exclusive => {
-            format!("pid {}\nhost {}\nsince {}\n", std::process::id(), hostname(), utc_now())
+            format!(
+                "pid {}\nhost {}\nsince {}\ncommand {}\n",
+                std::process::id(),
+                hostname(),
+                utc_now(),
+                command_line()
+            )
         }
         Mode::Shared => SHARED_TEXT.to_string(),
     };
@@ -135,6 +141,17 @@ fn take(
         source,
     })?;
     Ok(DirLock { _file: file })
+}
+
+/// This process's command line, the program by its file name: what the
+/// next one refused is told is running (`morris compact --db D`).
+fn command_line() -> String {
+    let mut args = std::env::args();
+    let program = args.next().unwrap_or_default();
+    let name = Path::new(&program)
+        .file_name()
+        .map_or(program.clone(), |n| n.to_string_lossy().into_owned());
+    std::iter::once(name).chain(args).collect::<Vec<_>>().join(" ").replace('\n', " ")
 }
 
 /// This machine's name, or `?` when it cannot be found out.
@@ -162,8 +179,12 @@ fn describe_holder(text: &str) -> String {
         Some(host) if host != hostname() => format!(" on {host}"),
         _ => String::new(),
     };
+    let command = match field("command ") {
+        Some(command) if !command.is_empty() => format!("; `{command}`"),
+        _ => String::new(),
+    };
     match (field("pid "), field("since ")) {
-        (Some(pid), Some(since)) => format!("process {pid}{host} (since {since})"),
+        (Some(pid), Some(since)) => format!("process {pid}{host} (since {since}{command})"),
         (Some(pid), None) => format!("process {pid}{host}"),
         _ => "another process".to_string(),
     }
@@ -216,6 +237,12 @@ mod tests {
         );
         let here = format!("pid 7\nhost {}\n", hostname());
         assert_eq!(describe_holder(&here), "process 7");
+        assert_eq!(
+            describe_holder(
+                "pid 7\nsince 2026-11-22 21:30:05 UTC\ncommand morris compact --db d\n"
+            ),
+            "process 7 (since 2026-11-22 21:30:05 UTC; `morris compact --db d`)"
+        );
     }
 
     #[test]

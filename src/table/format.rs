@@ -173,6 +173,22 @@ pub(super) struct Header {
 }
 
 impl Header {
+    /// The header of a file of `kind` holding what `info` says, in blocks
+    /// of `block_cells`; its offset table's CRC still to fill in.
+    pub(super) fn new(kind: &Kind, info: &TableInfo, block_cells: u32) -> Header {
+        Header {
+            magic: kind.magic,
+            format_version: kind.version,
+            rules: info.rules.clone(),
+            sector: info.sector.clone(),
+            index_version: info.index_version,
+            slots: info.slots,
+            counts: info.counts.clone(),
+            block_cells,
+            offsets_crc: [0; 4],
+        }
+    }
+
     /// What the table holds, as its header says.
     pub(super) fn info(&self) -> TableInfo {
         TableInfo {
@@ -195,6 +211,20 @@ pub(super) fn io_error<'a>(
     op: &'static str,
 ) -> impl FnOnce(io::Error) -> TableError + 'a {
     move |source| TableError::Io { path: path.to_owned(), op, source }
+}
+
+/// An error of kind [`io::ErrorKind::Interrupted`] naming `tmp` once
+/// `cancelled` says to stop: what a cancellable writer checks before
+/// each block.
+pub(super) fn check_cancelled(
+    cancelled: &(dyn Fn() -> bool + Sync),
+    tmp: &Path,
+) -> Result<(), TableError> {
+    if cancelled() {
+        let stop = io::Error::new(io::ErrorKind::Interrupted, "interrupted");
+        return Err(io_error(tmp, "write the blocks")(stop));
+    }
+    Ok(())
 }
 
 /// One block on disk: the zstd frame of its byte planes, then the frame's CRC.

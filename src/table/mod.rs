@@ -35,7 +35,9 @@
 //!
 //! - `format`: the constants, header, offset table and block encoding.
 //! - `reader`: [`Table`], opened from a file or bytes.
-//! - `writer`: [`write_table`], replacing the file atomically.
+//! - `writer`: [`write_table`], replacing the file atomically, and
+//!   [`rewrite_table`], a table again in other blocks, checked before it
+//!   replaces the old file (`morris compact`).
 //! - [`wdl`]: the win/draw/loss tier, in files of the same layout whose
 //!   blocks hold 2-bit outcomes: [`WdlTable`], [`write_wdl`].
 //!
@@ -52,4 +54,4 @@ mod tests;
 pub use format::{TableError, TableInfo, BLOCK_CELLS, FORMAT_VERSION, ZSTD_LEVEL};
 pub use reader::{cell_in_planes, Table};
 pub use wdl::{write_wdl, WdlTable};
-pub use writer::{max_table_bytes, write_table, write_table_with, WriteOptions};
+pub use writer::{max_table_bytes, rewrite_table, write_table, write_table_with, WriteOptions};

@@ -183,3 +183,75 @@ fn header_length_does_not_depend_on_offsets_crc() {
     h.offsets_crc = [0xff; 4];
     assert_eq!(encode_header(&h).len(), len);
 }
+
+fn synthetic_table(path: &Path, cells: &[u16], block_cells: u32) -> TableInfo {
+    let info = TableInfo {
+        rules: "r".into(),
+        sector: "s".into(),
+        index_version: 0,
+        slots: cells.len() as u64,
+        counts: Counts::tally(cells, cells.len() as u64),
+    };
+    let options = WriteOptions { block_cells, ..WriteOptions::default() };
+    write_table_with(path, &info, cells, &options).unwrap();
+    info
+}
+
+#[test]
+fn rewrite_in_place_keeps_every_cell_in_the_new_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t");
+    let cells = synthetic_cells(10_007, 5);
+    let info = synthetic_table(&path, &cells, 1000);
+    let source = Table::open(&path, "r", "s").unwrap();
+    let options = WriteOptions { block_cells: 4096, zstd_level: 19 };
+    rewrite_table(&path, &source, &options, &|| false).unwrap();
+    // The old file, still mapped, is untouched; the new one has it all.
+    assert_eq!(source.read_all().unwrap(), cells);
+    let new = Table::open(&path, "r", "s").unwrap();
+    assert_eq!((new.info(), new.block_cells()), (&info, 4096));
+    assert_eq!(new.read_all().unwrap(), cells);
+    new.verify().unwrap();
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file");
+}
+
+#[test]
+fn a_cancelled_rewrite_keeps_the_old_table_and_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t");
+    let cells = synthetic_cells(5000, 3);
+    synthetic_table(&path, &cells, 1000);
+    let before = fs::read(&path).unwrap();
+    let source = Table::open(&path, "r", "s").unwrap();
+    let options = WriteOptions { block_cells: 2000, zstd_level: 3 };
+    let err = rewrite_table(&path, &source, &options, &|| true).unwrap_err();
+    assert!(
+        matches!(&err, TableError::Io { source, .. } if source.kind() == std::io::ErrorKind::Interrupted),
+        "{err}"
+    );
+    assert_eq!(fs::read(&path).unwrap(), before);
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file");
+}
+
+#[test]
+fn the_check_of_a_rewrite_refuses_a_copy_with_other_cells_or_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, copy) = (dir.path().join("t"), dir.path().join("copy"));
+    let cells = synthetic_cells(5000, 3);
+    synthetic_table(&path, &cells, 1000);
+    let source = Table::open(&path, "r", "s").unwrap();
+    let options = WriteOptions { block_cells: 2000, zstd_level: 3 };
+    // Two different cells swapped: the same counts, not the same table.
+    let mut other = cells.clone();
+    let j = (1..other.len()).find(|&j| other[j] != other[0]).unwrap();
+    other.swap(0, j);
+    synthetic_table(&copy, &other, 2000);
+    let err = writer::check_copy(&copy, &source, &options).unwrap_err().to_string();
+    assert!(err.contains("slot 0: cell"), "{err}");
+    // The same cells in blocks of another size than asked for.
+    synthetic_table(&copy, &cells, 1000);
+    writer::check_copy(&copy, &source, &WriteOptions { block_cells: 1000, ..options.clone() })
+        .unwrap();
+    let err = writer::check_copy(&copy, &source, &options).unwrap_err().to_string();
+    assert!(err.contains("1000 cells a block, not 2000"), "{err}");
+}

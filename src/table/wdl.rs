@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use super::format::{frame_record, io_error, Header, Kind, TableError, TableInfo};
+use super::format::{check_cancelled, frame_record, io_error, Header, Kind, TableError, TableInfo};
 use super::reader::{map_file, BlockCache, Blocks};
 use super::writer::write_records_and_front;
 use super::Table;
@@ -255,27 +255,14 @@ pub fn write_wdl<B: AsRef<[u8]> + Sync>(
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<(), TableError> {
     let info = table.info();
-    let header = Header {
-        magic: WDL.magic,
-        format_version: VERSION,
-        rules: info.rules.clone(),
-        sector: info.sector.clone(),
-        index_version: info.index_version,
-        slots: info.slots,
-        counts: info.counts.clone(),
-        block_cells: BLOCK_CELLS,
-        offsets_crc: [0; 4],
-    };
+    let header = Header::new(&WDL, info, BLOCK_CELLS);
     let block_cells = u64::from(BLOCK_CELLS);
     let blocks = info.slots.div_ceil(block_cells) as usize;
     write_atomically(
         path,
         |file, tmp| {
             write_records_and_front(file, tmp, header, blocks, |block| {
-                if cancelled() {
-                    let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted");
-                    return Err(io_error(tmp, "write the blocks")(stop));
-                }
+                check_cancelled(cancelled, tmp)?;
                 let start = block as u64 * block_cells;
                 let slots = start..(start + block_cells).min(info.slots);
                 let mut cells = table.cells(slots.clone())?;

@@ -9,10 +9,11 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::format::{
-    block_record, encode_header, io_error, Header, TableError, TableInfo, BLOCK_CELLS, CRC_LEN,
-    FORMAT_VERSION, MAGIC, MAX_BLOCK_CELLS, MAX_HEADER_BYTES, OFFSET_LEN, ZSTD_LEVEL,
+    block_record, check_cancelled, encode_header, io_error, Header, TableError, TableInfo,
+    BLOCK_CELLS, CRC_LEN, FULL, MAX_BLOCK_CELLS, MAX_HEADER_BYTES, OFFSET_LEN, ZSTD_LEVEL,
 };
-use crate::atomic_file::write_atomically;
+use super::reader::Table;
+use crate::atomic_file::{write_atomically, write_checked_atomically};
 use crate::stats::Tally;
 
 /// Blocks compressed in parallel before they are written out, so the writer
@@ -70,6 +71,90 @@ pub fn write_table_with(
     )
 }
 
+/// Rewrites the table `source` into `path` with `options`, block by block
+/// (no more than a batch of blocks in memory): written to `<path>.tmp`,
+/// then checked before it is renamed over `path` - the new file must
+/// open, hold the same header (rules, sector, index version, slots,
+/// counts) with `options.block_cells`, and decode to every cell of
+/// `source`, which must add up to the header's counts. `path` may be
+/// `source`'s own file: a reader that has it mapped keeps the old one.
+/// `cancelled` is asked before each block; once it says yes the write
+/// stops with an error of kind [`std::io::ErrorKind::Interrupted`] and
+/// no temporary file is left.
+pub fn rewrite_table<B: AsRef<[u8]> + Sync>(
+    path: &Path,
+    source: &Table<B>,
+    options: &WriteOptions,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<(), TableError> {
+    let info = source.info();
+    if !(1..=MAX_BLOCK_CELLS).contains(&options.block_cells) {
+        return Err(TableError::BadInput {
+            path: path.to_owned(),
+            what: format!("block size {} is not in 1..={MAX_BLOCK_CELLS}", options.block_cells),
+        });
+    }
+    let header = Header::new(&FULL, info, options.block_cells);
+    let block_cells = u64::from(options.block_cells);
+    let blocks = usize::try_from(info.slots.div_ceil(block_cells)).expect("blocks fit in memory");
+    write_checked_atomically(
+        path,
+        |file, tmp| {
+            write_records_and_front(file, tmp, header, blocks, |block| {
+                check_cancelled(cancelled, tmp)?;
+                let start = block as u64 * block_cells;
+                let cells = source.cells(start..(start + block_cells).min(info.slots))?;
+                block_record(&cells, options.zstd_level).map_err(io_error(tmp, "write the blocks"))
+            })
+        },
+        |tmp| check_copy(tmp, source, options),
+        |path, op, source| TableError::Io { path: path.to_owned(), op, source },
+    )
+}
+
+/// Checks that the table file `copy` holds what `source` holds, in
+/// blocks of `options.block_cells`: the same header, every cell decoded
+/// the same, the cells adding up to the header's counts.
+pub(super) fn check_copy<B: AsRef<[u8]> + Sync>(
+    copy: &Path,
+    source: &Table<B>,
+    options: &WriteOptions,
+) -> Result<(), TableError> {
+    let info = source.info();
+    let corrupt = |what: String| TableError::Corrupt { path: copy.to_owned(), what };
+    let new = Table::open(copy, &info.rules, &info.sector)?;
+    if new.info() != info {
+        return Err(corrupt(format!(
+            "its header says {:?}, the table it copies {info:?}",
+            new.info()
+        )));
+    }
+    let block_cells = new.block_cells();
+    if block_cells != u64::from(options.block_cells) {
+        return Err(corrupt(format!("{block_cells} cells a block, not {}", options.block_cells)));
+    }
+    let blocks = info.slots.div_ceil(block_cells);
+    (0..blocks)
+        .into_par_iter()
+        .map(|block| {
+            let cells = new.block(block as usize)?;
+            let start = block * block_cells;
+            let want = source.cells(start..start + cells.len() as u64)?;
+            if let Some(i) = cells.iter().zip(&want).position(|(a, b)| a != b) {
+                return Err(corrupt(format!(
+                    "slot {}: cell {} where the table it copies has {}",
+                    start + i as u64,
+                    cells[i],
+                    want[i]
+                )));
+            }
+            Ok(Tally::of(&cells))
+        })
+        .try_reduce(Tally::default, |a, b| Ok(a.merge(b)))?
+        .check(&info.counts, info.slots)
+        .map_err(|why| corrupt(format!("header counts disagree with the cells: {why}")))
+}
+
 fn checked_header(
     path: &Path,
     info: &TableInfo,
@@ -89,17 +174,7 @@ fn checked_header(
     Tally::of_parallel(cells)
         .check(&info.counts, info.slots)
         .map_err(|why| refuse(format!("counts disagree with the cells: {why}")))?;
-    let header = Header {
-        magic: MAGIC,
-        format_version: FORMAT_VERSION,
-        rules: info.rules.clone(),
-        sector: info.sector.clone(),
-        index_version: info.index_version,
-        slots: info.slots,
-        counts: info.counts.clone(),
-        block_cells: options.block_cells,
-        offsets_crc: [0; 4],
-    };
+    let header = Header::new(&FULL, info, options.block_cells);
     let len = encode_header(&header).len();
     if len > MAX_HEADER_BYTES {
         return Err(refuse(format!("header of {len} bytes exceeds {MAX_HEADER_BYTES}")));

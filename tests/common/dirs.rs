@@ -77,3 +77,24 @@ pub fn nine_up_to_8() -> &'static Path {
         dir
     })
 }
+
+/// The database of `variant` in `dir`, solved through the library up to
+/// `max_stones` stones, both phases, and its sectors that have tables
+/// (moving first): six whole (12), nine up to 8 stones.
+pub fn solved_both_phases(
+    dir: &Path,
+    variant: &str,
+    max_stones: u32,
+) -> (morris::database::Database, Vec<morris::index::Sector>) {
+    use morris::sectors::{moving_sectors, placement_sectors};
+    let db = morris::database::Database::new(dir, morris::Variant::named(variant).unwrap());
+    db.solve_moving(max_stones, 2, &morris::driver::Quiet).unwrap();
+    db.solve_placement(max_stones, 2, &morris::driver::Quiet).unwrap();
+    let mut sectors: Vec<_> = moving_sectors(db.variant())
+        .into_iter()
+        .filter(|s| s.total_stones() <= max_stones)
+        .collect();
+    sectors.extend(placement_sectors(db.variant()).into_iter().filter(|&s| db.has(s)));
+    assert!(sectors.iter().any(|s| !s.is_moving()), "placement sectors too");
+    (db, sectors)
+}

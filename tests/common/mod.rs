@@ -15,7 +15,10 @@
 
 mod dirs;
 
-pub use dirs::{assert_same_tables, empty_db, files, nine_up_to_8, scratch, tables, SOLVE_NINE_8};
+pub use dirs::{
+    assert_same_tables, empty_db, files, nine_up_to_8, scratch, solved_both_phases, tables,
+    SOLVE_NINE_8,
+};
 
 use serde_json::Value as Json;
 use std::io::{BufRead, BufReader, Write};

@@ -4,14 +4,13 @@
 //! where it stopped; files appear whole, by rename.
 
 use crate::common::{describe, sectors_in, threads};
-use crate::progress::sector_bar;
-use crate::signals::{self, interrupted};
-use crate::units;
+use crate::progress::{table_by_table, table_line};
+use crate::signals;
+use crate::units::{self, bits};
 use anyhow::{Context, Result};
-use morris::database::{Database, DbError};
+use morris::database::Database;
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -51,83 +50,41 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     out.flush()?;
 
     let states = |s| db.indexer().sector(s).canonical_states();
-    let bar = sector_bar(present.iter().map(|&s| states(s)).sum());
-
-    let start = Instant::now();
-    let cancelled = || signals::received().is_some();
-    let (mut total, mut written, mut kept) = (Total::default(), 0, 0);
-    for &sector in &present {
-        bar.set_message(format!("exporting {sector}"));
-        let t = Instant::now();
-        let result = if cancelled() {
-            Err(DbError::Interrupted(format!("before {sector}")))
-        } else {
-            pool.install(|| db.export_wdl(sector, dir, &cancelled))
-        };
-        let exported = match result {
-            Ok(exported) => exported,
-            Err(err) => {
-                bar.finish_and_clear();
-                let finished =
-                    format!("of {} tables, {written} written, {kept} already there", present.len());
-                return Err(interrupted(err, finished));
-            }
-        };
-        let full = exported.full_bytes;
-        let n = states(sector);
-        total.add(n, full, exported.bytes);
-        if exported.written {
-            written += 1;
-        } else {
-            kept += 1;
-        }
-        let line = format!(
-            "{:<10} {n:>13} {:>10} {:>10} {:>10.4} {:>10}  {}",
-            sector.to_string(),
-            units::bytes(full),
-            units::bytes(exported.bytes),
-            bits(exported.bytes, n),
-            format!("{:.2} s", t.elapsed().as_secs_f64()),
-            if exported.written { "written" } else { "already there, checked" }
-        );
-        bar.suspend(|| writeln!(out, "{line}").and_then(|()| out.flush()))?;
-        bar.inc(n);
-    }
-    bar.finish_and_clear();
-    writeln!(out, "{}", "-".repeat(70))?;
-    writeln!(
+    let pass = table_by_table(
+        db,
+        &present,
+        ["exporting", "written", "already there"],
         out,
-        "{} tables ({written} written, {kept} already there) in {:.2} s: {} states, full tier {} ({:.4} bits/state), win/draw/loss tier {} bytes, {} ({:.4} bits/state)",
-        present.len(),
-        start.elapsed().as_secs_f64(),
-        total.states,
-        units::bytes(total.full),
-        bits(total.full, total.states),
-        total.wdl,
-        units::bytes(total.wdl),
-        bits(total.wdl, total.states),
+        |sector, cancelled| pool.install(|| db.export_wdl(sector, dir, cancelled)),
+        |exported| exported.written,
+        |sector, exported, took| {
+            let n = states(sector);
+            table_line(
+                sector,
+                n,
+                &[
+                    (units::bytes(exported.full_bytes), 10),
+                    (units::bytes(exported.bytes), 10),
+                    (format!("{:.4}", bits(exported.bytes, n)), 10),
+                ],
+                took,
+                if exported.written { "written" } else { "already there, checked" },
+            )
+        },
+    )?;
+    let full: u64 = pass.done.iter().map(|e| e.full_bytes).sum();
+    let wdl: u64 = pass.done.iter().map(|e| e.bytes).sum();
+    pass.finish(
+        out,
+        format_args!(
+            "full tier {} ({:.4} bits/state), win/draw/loss tier {wdl} bytes, {} ({:.4} bits/state)",
+            units::bytes(full),
+            bits(full, pass.states),
+            units::bytes(wdl),
+            bits(wdl, pass.states),
+        ),
     )?;
     Ok(())
-}
-
-#[derive(Default)]
-struct Total {
-    states: u64,
-    full: u64,
-    wdl: u64,
-}
-
-impl Total {
-    fn add(&mut self, states: u64, full: u64, wdl: u64) {
-        self.states += states;
-        self.full += full;
-        self.wdl += wdl;
-    }
-}
-
-/// Bits per (canonical) state.
-fn bits(bytes: u64, states: u64) -> f64 {
-    bytes as f64 * 8.0 / states.max(1) as f64
 }
 
 /// Removes the temporary files (`<variant>-*.wdl.tmp`) of an export that

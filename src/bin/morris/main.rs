@@ -6,6 +6,7 @@
 //! one line.
 
 mod common;
+mod compact;
 mod export;
 mod json;
 mod match_;
@@ -54,6 +55,8 @@ enum Command {
     Stats(stats::Args),
     /// Write the database's win/draw/loss tier (2 bits a state before compression) into a directory.
     Export(export::Args),
+    /// Rewrite every table in place in larger blocks at a higher zstd level, each checked before it replaces the old one.
+    Compact(compact::Args),
     /// Check every table: checksums, then every value recomputed from its successors.
     Verify(verify::Args),
     /// The value of a position, every legal move with its value, and a perfect-play line.
@@ -99,6 +102,7 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Plan(args) => plan::run(&global.database()?, args, &mut out)?,
         Command::Stats(args) => stats::run(&global.database()?, args, &mut out)?,
         Command::Export(args) => export::run(&global.database()?, args, &mut out)?,
+        Command::Compact(args) => compact::run(&global.database()?, args, &mut out)?,
         Command::Verify(args) => verify::run(&global.database()?, args, &mut out)?,
         Command::Query(args) => query::run(&global.database()?, args, &mut out)?,
         Command::Probe(args) => probe::run(&global.database()?, args, &mut out)?,

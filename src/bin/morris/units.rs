@@ -30,6 +30,11 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// Bits per (canonical) state of `bytes` for `states` states.
+pub fn bits(bytes: u64, states: u64) -> f64 {
+    bytes as f64 * 8.0 / states.max(1) as f64
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
