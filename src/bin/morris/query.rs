@@ -65,15 +65,20 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         reported.set(true);
         eprint!("\rsearching the placement phase: {} ", summary(stats));
     };
+    // A long search is expected where 14 or more stones are still to be
+    // placed (nine's start: 76 M nodes). Its table is worth huge pages
+    // (about a sixth faster), and its threads are worth starting early.
+    // A shorter search is bound by the page faults of its first touches
+    // of the table: with huge pages it zeroes 2 MiB for each entry it
+    // touches (six's start, 12 stones and 260 k nodes, took twice as long
+    // and 2 GiB instead of 0.45 GiB), and threads take the faults in turn
+    // (docs/results.md).
+    let long = stones_in_hand(&position) >= 14;
     let options = SearchOptions {
         transposition_bytes: args.transposition_mib << 20,
         threads: threads(args.threads),
-        // Huge pages make a search that fills the table (nine's start)
-        // about a sixth faster (docs/results.md), but cost a short one
-        // 2 MiB zeroed for each entry it touches: asked for where many
-        // stones are still to be placed.
-        huge_pages: stones_in_hand(&position) >= 10,
-        ..SearchOptions::default()
+        huge_pages: long,
+        alone_nodes: if long { 1 << 16 } else { SearchOptions::default().alone_nodes },
     };
     let query = Query::with_search(db, options, &report);
     let end_progress = |what: &str| {
