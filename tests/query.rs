@@ -43,7 +43,7 @@ fn moves_come_best_first_with_the_values_of_the_tables() {
         assert_eq!(a.sector, Sector::of(&state));
         assert_eq!(a.exactness, Exactness::Exact);
         if status(&v, &state) != Status::Playing {
-            assert!(a.moves.is_empty() && a.line.moves.is_empty());
+            assert!(a.moves.is_empty() && a.line.as_ref().unwrap().moves.is_empty());
             continue;
         }
         assert_eq!(a.value, stored(&state), "{}", p.notation(&v));
@@ -78,7 +78,7 @@ fn lines_are_perfect_play_to_the_end() {
         let a = q.analyse(&p).unwrap();
         let mut at = p;
         let mut value = a.value;
-        for (k, &mv) in a.line.moves.iter().enumerate() {
+        for (k, &mv) in a.line.as_ref().unwrap().moves.iter().enumerate() {
             assert!(legal_moves(&v, &at.state()).contains(&mv));
             at = after(&at, mv);
             let next =
@@ -86,12 +86,12 @@ fn lines_are_perfect_play_to_the_end() {
             assert_eq!(next.back(), value, "ply {k} of the line from {}", p.notation(&v));
             value = next;
         }
-        assert_eq!(at, a.line.end);
+        assert_eq!(at, a.line.as_ref().unwrap().end);
         match a.value {
             Value::Draw => {
                 draws += 1;
-                assert!(a.line.cut);
-                assert_eq!(a.line.moves.len(), DRAW_LINE_PLIES);
+                assert!(a.line.as_ref().unwrap().cut);
+                assert_eq!(a.line.as_ref().unwrap().moves.len(), DRAW_LINE_PLIES);
             }
             Value::Win(d) | Value::Loss(d) => {
                 if d > 0 {
@@ -101,8 +101,8 @@ fn lines_are_perfect_play_to_the_end() {
                         losses += 1;
                     }
                 }
-                assert!(!a.line.cut);
-                assert_eq!(a.line.moves.len(), d as usize);
+                assert!(!a.line.as_ref().unwrap().cut);
+                assert_eq!(a.line.as_ref().unwrap().moves.len(), d as usize);
                 assert_eq!(status(&v, &at.state()), Status::Lost);
                 // The side that was winning moved last.
                 let loser =
@@ -111,8 +111,8 @@ fn lines_are_perfect_play_to_the_end() {
             }
         }
         // `line` on its own gives the same moves.
-        let line = q.line(&p, a.line.moves.len()).unwrap();
-        assert_eq!(line.moves, a.line.moves);
+        let line = q.line(&p, a.line.as_ref().unwrap().moves.len()).unwrap();
+        assert_eq!(line.moves, a.line.as_ref().unwrap().moves);
     }
     assert!(wins > 50 && losses > 20 && draws > 0, "wins {wins} losses {losses} draws {draws}");
 }

@@ -136,6 +136,19 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
         self.blocks.count()
     }
 
+    /// Slots per block: the codes of slots `b * block_cells ..` lie in
+    /// block `b`.
+    pub fn block_cells(&self) -> u64 {
+        self.blocks.block_cells
+    }
+
+    /// CRC-32 of the header and the offset table, as
+    /// [`Table::fingerprint`]: what tells the search's leaf cache made
+    /// from this file that the file has been rewritten.
+    pub fn fingerprint(&self) -> u32 {
+        crc32fast::hash(&self.bytes.as_ref()[..self.blocks.data_start])
+    }
+
     /// The outcome for the side to move at `slot` (a canonical slot: a
     /// non-canonical one gives a filler).
     pub fn get(&self, slot: u64) -> Result<Outcome, TableError> {
