@@ -530,8 +530,7 @@ impl Database {
         sectors: impl IntoIterator<Item = Sector>,
         what: &'static str,
     ) -> Result<(), DbError> {
-        let wdl_only =
-            sectors.into_iter().find(|&s| matches!(self.tier(s), Ok(Tier::Wdl(_))));
+        let wdl_only = sectors.into_iter().find(|&s| matches!(self.tier(s), Ok(Tier::Wdl(_))));
         match wdl_only {
             Some(sector) => Err(self.needs_full_tier(sector, what)),
             None => Ok(()),
@@ -549,9 +548,7 @@ impl Database {
     pub fn value(&self, state: &State) -> Result<Value, DbError> {
         match self.stored(state)? {
             Stored::Exact(value) => Ok(value),
-            Stored::Outcome(_) => {
-                Err(self.needs_full_tier(Sector::of(state), "what was asked"))
-            }
+            Stored::Outcome(_) => Err(self.needs_full_tier(Sector::of(state), "what was asked")),
         }
     }
 
@@ -677,8 +674,12 @@ impl Database {
         // The cache records the identity of the file it was made from, so
         // a full table solved after a win/draw/loss one makes it stale.
         let (info, source) = match &tier {
-            Tier::Full(t) => (t.info(), Source::of(t.bytes_on_disk(), t.fingerprint(), &self.table_path(sector))),
-            Tier::Wdl(w) => (w.info(), Source::of(w.bytes_on_disk(), w.fingerprint(), &self.wdl_path(sector))),
+            Tier::Full(t) => {
+                (t.info(), Source::of(t.bytes_on_disk(), t.fingerprint(), &self.table_path(sector)))
+            }
+            Tier::Wdl(w) => {
+                (w.info(), Source::of(w.bytes_on_disk(), w.fingerprint(), &self.wdl_path(sector)))
+            }
         };
         let Ok(source) = source else {
             return copy();

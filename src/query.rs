@@ -537,7 +537,11 @@ impl<'db> Query<'db> {
     /// moves have distances, as `what` (the perfect player, which needs
     /// them to turn a win into a victory) needs: see
     /// [`Query::distances_needed`].
-    pub fn check_distances(&self, position: &Position, what: &'static str) -> Result<(), QueryError> {
+    pub fn check_distances(
+        &self,
+        position: &Position,
+        what: &'static str,
+    ) -> Result<(), QueryError> {
         let state = position.state();
         self.distances_needed(&state, what)?;
         if status(self.variant(), &state) != Status::Playing {
