@@ -19,7 +19,7 @@
 use crate::database::{Database, DbError, Tier};
 use crate::index::Sector;
 use crate::position::{Move, NotationError, Position, State};
-use crate::query::{Exactness, MoveValue, Query, QueryError};
+use crate::query::{sort_best_first, Exactness, MoveValue, Query, QueryError};
 use crate::rules::{legal_moves, play, status, Status};
 use crate::table::{cell_in_planes, WdlTable};
 use crate::value::{Cell, Outcome, Value};
@@ -344,7 +344,7 @@ fn assemble(
         let (after, exactness) = read(l)?;
         valued.push(MoveValue { mv, value: after.back(), exactness });
     }
-    valued.sort_by_key(|m| std::cmp::Reverse(m.value.preference()));
+    sort_best_first(&mut valued);
     probed.exactness = valued.iter().fold(exactness, |e, m| e.and(m.exactness));
     probed.moves = valued;
     Ok(probed)

@@ -309,8 +309,9 @@ impl<'db> Query<'db> {
     }
 
     /// Every legal move with the result it leads to for the side to move,
-    /// best first: the fastest win, then draws, then the slowest loss.
-    /// Moves of equal value keep the order of [`legal_moves`].
+    /// best first: the fastest win, then draws, then the slowest loss;
+    /// results without a distance by kind ([`sort_best_first`]). Moves of
+    /// equal value keep the order of [`legal_moves`].
     pub fn moves(&self, position: &Position) -> Result<Vec<MoveValue>, QueryError> {
         self.moves_of(&position.state())
     }
@@ -335,7 +336,7 @@ impl<'db> Query<'db> {
                 Ok(MoveValue { mv, value: after.back(), exactness })
             })
             .collect::<Result<Vec<_>, QueryError>>()?;
-        moves.sort_by_key(|m| std::cmp::Reverse(m.value.preference()));
+        sort_best_first(&mut moves);
         Ok(moves)
     }
 
@@ -604,6 +605,18 @@ impl Values for Query<'_> {
     fn value(&self, state: &State) -> Result<Value, QueryError> {
         Ok(self.value_of(state)?.0)
     }
+}
+
+/// Sorts `moves` best first: by [`Value::preference`] (a value without a
+/// distance, [`Exactness::ValueOnly`], by its placeholder: its kind, win,
+/// draw, loss), and among equal ones the exact before the others (a
+/// capture that ends the game before a win of unknown length); the sort
+/// is stable, so ties keep their order. [`Query::moves`] and
+/// [`crate::probe`] rank moves this way.
+pub fn sort_best_first(moves: &mut [MoveValue]) {
+    moves.sort_by_key(|m| {
+        (std::cmp::Reverse(m.value.preference()), m.exactness != Exactness::Exact)
+    });
 }
 
 /// What a line needs distances for, in [`DbError::NeedsFullTier`].
