@@ -408,3 +408,19 @@ fn a_damaged_win_draw_loss_table_is_reported_never_read() {
     let err = Query::new(&fresh).value(&p).unwrap_err().to_string();
     assert!(err.contains(&path.display().to_string()), "{err}");
 }
+
+#[test]
+fn probe_answers_from_the_win_draw_loss_tier_as_the_query_does() {
+    use morris::probe::{probe, ProbeOptions};
+    let q = Query::new(wdl_db());
+    let positions = sample();
+    let answers = probe(wdl_db(), &positions, ProbeOptions { moves: true }, None, "");
+    for (p, answer) in positions.iter().zip(answers) {
+        let probed = answer.unwrap();
+        let moves = q.moves(p).unwrap_or_default();
+        let (value, exactness) = q.value(p).unwrap();
+        let exactness = moves.iter().fold(exactness, |e, m| e.and(m.exactness));
+        assert_eq!((probed.value, probed.exactness), (value, exactness), "{}", p.notation(&nine()));
+        assert_eq!(probed.moves, moves);
+    }
+}
