@@ -341,7 +341,9 @@ impl<'db> Query<'db> {
     }
 
     /// The first of [`Query::moves`]: the fastest win, the slowest loss, or
-    /// a move that keeps the draw. `None` when the game is over.
+    /// a move that keeps the draw; where the values have no distance (a
+    /// search's, the win/draw/loss tier's), a move that keeps the value.
+    /// `None` when the game is over.
     pub fn best_move(&self, position: &Position) -> Result<Option<MoveValue>, QueryError> {
         let state = position.state();
         if status(self.variant(), &state) != Status::Playing {

@@ -341,6 +341,8 @@ fn the_line_and_the_perfect_player_say_they_need_the_full_tier() {
         let a = q.analyse(&p).unwrap();
         assert_eq!(a.exactness, Exactness::ValueOnly);
         assert!(!a.moves.is_empty());
+        // The best move by kind is still there.
+        assert_eq!(q.best_move(&p).unwrap().unwrap().value.kind(), a.value.kind());
         let needed = a.line.unwrap_err();
         assert_eq!(needed.sector, sector);
         says(&needed.to_string(), "a perfect-play line");

@@ -2,6 +2,9 @@
 //! every slot, without distances, made from its full table
 //! (`morris export --wdl`): a fifth to a third of its size on nine's big
 //! sectors.
+//! A database directory that holds a sector's `.wdl` file and not its
+//! full table answers from it (`Database::tier`): values without
+//! distances, and the search's leaf caches made from its blocks.
 //!
 //! A `<variant>-<sector>.wdl` file has the layout of a full table (see
 //! [`super`]): the same bincode header (magic `MORRISWD`, its own version,
