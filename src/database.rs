@@ -431,6 +431,16 @@ impl Database {
         Ok(wdl)
     }
 
+    /// The file the values of `sector` are read from ([`Database::tier`]):
+    /// its win/draw/loss table where that is all there is, else its full
+    /// table's path (whether or not it is there).
+    pub fn values_path(&self, sector: Sector) -> PathBuf {
+        match self.tier(sector) {
+            Ok(Tier::Wdl(_)) => self.wdl_path(sector),
+            _ => self.table_path(sector),
+        }
+    }
+
     /// Whether `sector` has values here: a full table or a win/draw/loss
     /// one that opens under these rules.
     pub fn has_values(&self, sector: Sector) -> bool {

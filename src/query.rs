@@ -419,7 +419,7 @@ impl<'db> Query<'db> {
             return Ok(());
         }
         Err(QueryError::Inconsistent {
-            path: self.db.table_path(Sector::of(state)),
+            path: self.db.values_path(Sector::of(state)),
             position: Position::from_state(state, to_move).notation(self.variant()),
             stored: value,
             from_moves: best.value,
