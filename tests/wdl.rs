@@ -15,7 +15,7 @@ use morris::position::Position;
 use morris::query::{Exactness, Query};
 use morris::value::{Cell, Outcome, Value};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn outcome(cell: u16) -> Outcome {
     match Value::from(Cell(cell)) {
@@ -50,12 +50,19 @@ fn compare_every_slot(db: &Database, sectors: &[Sector], out: &Path) -> u64 {
     states
 }
 
+/// Six's whole game solved in `dir/db`, its sectors, and an empty
+/// directory `dir/wdl` for its win/draw/loss tier.
+fn six_whole(dir: &Path) -> (Database, Vec<Sector>, PathBuf) {
+    let (db, sectors) = common::solved_both_phases(&dir.join("db"), "six", 12);
+    let out = dir.join("wdl");
+    fs::create_dir(&out).unwrap();
+    (db, sectors, out)
+}
+
 #[test]
 fn every_state_of_six_whole_keeps_its_outcome() {
     let dir = scratch();
-    let (db, sectors) = common::solved_both_phases(&dir.path().join("db"), "six", 12);
-    let out = dir.path().join("wdl");
-    fs::create_dir(&out).unwrap();
+    let (db, sectors, out) = six_whole(dir.path());
     let first = export(&db, &sectors, &out);
     assert!(first.iter().all(|e| e.written));
     let states = compare_every_slot(&db, &sectors, &out);
@@ -104,11 +111,9 @@ fn every_state_of_nine_up_to_8_stones_both_phases_keeps_its_outcome_and_export_r
 #[test]
 fn the_placement_search_over_six_whole_s_win_draw_loss_moving_phase_finds_the_tables_values() {
     let dir = scratch();
-    let (db, sectors) = common::solved_both_phases(&dir.path().join("db"), "six", 12);
+    let (db, sectors, out) = six_whole(dir.path());
     // The moving phase's win/draw/loss tier alone: the placement phase is
     // searched, its leaves read from caches made from the .wdl files.
-    let out = dir.path().join("wdl");
-    fs::create_dir(&out).unwrap();
     let moving: Vec<Sector> = sectors.iter().copied().filter(|s| s.is_moving()).collect();
     export(&db, &moving, &out);
     let wdl_db = Database::new(&out, db.variant().clone());
