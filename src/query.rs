@@ -536,10 +536,12 @@ impl<'db> Query<'db> {
         Ok(line)
     }
 
-    /// An error unless `position` and the position after each of its
-    /// moves have distances, as `what` (the perfect player, which needs
-    /// them to turn a win into a victory) needs: see
-    /// [`Query::distances_needed`].
+    /// An error ([`DbError::NeedsFullTier`], naming the sector) unless
+    /// `position` and the position after each of its moves have
+    /// distances, as `what` (the perfect player, which needs them to turn
+    /// a win into a victory) needs: none is in a sector of which the
+    /// database holds only the win/draw/loss tier, nor is a searched
+    /// placement position whose moving phase has such a sector.
     pub fn check_distances(
         &self,
         position: &Position,
