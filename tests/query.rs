@@ -256,11 +256,12 @@ fn a_missing_sector_names_itself_and_the_solve_command() {
 }
 
 /// The win/draw/loss tier of the shared database, alone in a directory of
-/// its own (made once per test file).
+/// its own inside the database's (made once per test file).
 fn wdl_db() -> &'static Database {
     static DB: std::sync::OnceLock<Database> = std::sync::OnceLock::new();
     DB.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap().keep();
+        let dir = dir().join("wdl");
+        std::fs::create_dir(&dir).unwrap();
         for (m, o) in SECTORS {
             db().export_wdl(Sector::moving(m, o), &dir, &|| false).unwrap();
         }
