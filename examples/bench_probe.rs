@@ -134,7 +134,7 @@ fn main() {
         let a = query.analyse(p).unwrap_or_else(|e| die(&e.to_string()));
         first.push(t.elapsed());
         moves += a.moves.len();
-        plies += a.line.moves.len();
+        plies += a.line.map_or(0, |l| l.moves.len());
         let t = Instant::now();
         black_box(query.analyse(p).unwrap_or_else(|e| die(&e.to_string())));
         again.push(t.elapsed());

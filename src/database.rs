@@ -33,7 +33,7 @@ use crate::stats::Counts;
 use crate::table::{
     max_table_bytes, write_table, write_wdl, Table, TableError, TableInfo, WdlTable,
 };
-use crate::value::{Cell, Value};
+use crate::value::{Cell, Outcome, Value};
 use crate::variant::Variant;
 pub use compact::Compacted;
 use leaf_cache::{Expected, LeafScores, Source};
@@ -156,6 +156,54 @@ pub enum DbError {
     /// The progress asked to stop; the text says where the run stopped.
     #[error("{0}")]
     Interrupted(String),
+    /// A sector of which the directory holds only the win/draw/loss tier,
+    /// where distances were asked for.
+    #[error(transparent)]
+    NeedsFullTier(#[from] FullTierNeeded),
+}
+
+/// What asks for distances where a directory holds only the
+/// win/draw/loss tier of a sector: its values are exact, its distances
+/// are not there. The message names the sector and the command that
+/// makes its full table.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{} holds only the win/draw/loss tier of sector {sector}: {what} needs distances, from the full tables (`morris solve --variant {variant}{rules} --max-stones {stones} --db {}`)", dir.display(), dir.display())]
+pub struct FullTierNeeded {
+    /// The sector.
+    pub sector: Sector,
+    /// What needs the distances: "a perfect-play line", "the perfect
+    /// player", or "what was asked" (a value with its distance).
+    pub what: &'static str,
+    /// The variant's name.
+    pub variant: String,
+    /// The `--fly-at` option the solve command needs, if any.
+    pub rules: String,
+    /// The `--max-stones` of the solve command that makes it.
+    pub stones: u32,
+    /// The database directory.
+    pub dir: PathBuf,
+}
+
+/// Where the values of a sector come from ([`Database::tier`]): its full
+/// table (values with distances) or, when the directory has none, its
+/// win/draw/loss table (`morris export --wdl`: values without them).
+#[derive(Clone)]
+pub enum Tier {
+    /// The full table.
+    Full(Arc<Table<Mmap>>),
+    /// The win/draw/loss table.
+    Wdl(Arc<WdlTable<Mmap>>),
+}
+
+/// A stored value ([`Database::stored`]): exact with its distance from a
+/// full table or the rules, or only win, draw or loss from the
+/// win/draw/loss tier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// The value and its distance.
+    Exact(Value),
+    /// Win, draw or loss for the side to move, no distance.
+    Outcome(Outcome),
 }
 
 pub(crate) fn io_error<'a>(
@@ -182,6 +230,9 @@ pub struct Database {
     variant: Variant,
     indexer: Indexer,
     open: Mutex<HashMap<Sector, Arc<Table<Mmap>>>>,
+    /// The win/draw/loss tables of sectors without a full table, opened
+    /// once and kept, as the full tables are.
+    open_wdl: Mutex<HashMap<Sector, Arc<WdlTable<Mmap>>>>,
     /// The placement search's leaf scores, shared by every search on the
     /// database: mapped cache files for as long as the database lives
     /// (page cache, not memory of the process's own), copies in memory
@@ -204,6 +255,7 @@ impl Database {
             variant,
             indexer,
             open: Mutex::new(HashMap::new()),
+            open_wdl: Mutex::new(HashMap::new()),
             leaves: Mutex::new(HashMap::new()),
             no_leaf_cache: AtomicBool::new(false),
             lock: Mutex::new(None),
@@ -305,17 +357,21 @@ impl Database {
             return Err(self.missing(sector));
         }
         let table = Table::open(&path, &self.variant.rules_key(), &sector.to_string())?;
-        let slots = self.indexer.sector(sector).slots();
-        if slots != table.info().slots {
-            return Err(DbError::Table(TableError::Corrupt {
-                path,
-                what: format!(
-                    "{} slots, where the index of {sector} has {slots}",
-                    table.info().slots
-                ),
-            }));
-        }
+        self.check_slots(sector, table.info(), &path)?;
         Ok(table)
+    }
+
+    /// An error unless a table of `sector` at `path`, whose header says
+    /// `info`, has as many slots as the sector's index.
+    fn check_slots(&self, sector: Sector, info: &TableInfo, path: &Path) -> Result<(), DbError> {
+        let slots = self.indexer.sector(sector).slots();
+        if slots == info.slots {
+            return Ok(());
+        }
+        Err(DbError::Table(TableError::Corrupt {
+            path: path.to_owned(),
+            what: format!("{} slots, where the index of {sector} has {slots}", info.slots),
+        }))
     }
 
     /// Where the leaf cache of `sector` (the placement search's 2-bit
@@ -330,18 +386,78 @@ impl Database {
         self.dir.join(format!("{}-{}.ckpt", self.variant.name(), pair.sectors()[0]))
     }
 
-    /// The table of `sector`, opened once and kept.
+    /// The table of `sector`, opened once and kept. Where the directory
+    /// holds only its win/draw/loss table, the error says that distances
+    /// need the full one ([`DbError::NeedsFullTier`]).
     pub fn table(&self, sector: Sector) -> Result<Arc<Table<Mmap>>, DbError> {
         if let Some(t) = self.open.lock().unwrap().get(&sector) {
             return Ok(t.clone());
         }
         let path = self.table_path(sector);
         if !path.exists() {
+            if self.wdl_path(sector).exists() {
+                return Err(self.needs_full_tier(sector, "what was asked"));
+            }
             return Err(self.missing(sector));
         }
         let table = Arc::new(Table::open(&path, &self.variant.rules_key(), &sector.to_string())?);
         self.open.lock().unwrap().insert(sector, table.clone());
         Ok(table)
+    }
+
+    /// Where the values of `sector` come from: its full table when the
+    /// directory has one (whether or not a win/draw/loss table is there
+    /// too), else its win/draw/loss table, opened once and kept. The one
+    /// place that chooses between the tiers; a damaged file of the tier
+    /// chosen is an error, never a reason to read the other.
+    pub fn tier(&self, sector: Sector) -> Result<Tier, DbError> {
+        match self.table(sector) {
+            Ok(table) => Ok(Tier::Full(table)),
+            Err(DbError::NeedsFullTier(_)) => Ok(Tier::Wdl(self.kept_wdl_table(sector)?)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The win/draw/loss table of `sector`, opened once and kept, its
+    /// slots checked against the index.
+    fn kept_wdl_table(&self, sector: Sector) -> Result<Arc<WdlTable<Mmap>>, DbError> {
+        if let Some(t) = self.open_wdl.lock().unwrap().get(&sector) {
+            return Ok(t.clone());
+        }
+        let wdl = self.wdl_table(sector)?;
+        self.check_slots(sector, wdl.info(), &self.wdl_path(sector))?;
+        let wdl = Arc::new(wdl);
+        self.open_wdl.lock().unwrap().insert(sector, wdl.clone());
+        Ok(wdl)
+    }
+
+    /// The file the values of `sector` are read from ([`Database::tier`]):
+    /// its win/draw/loss table where that is all there is, else its full
+    /// table's path (whether or not it is there).
+    pub fn values_path(&self, sector: Sector) -> PathBuf {
+        match self.tier(sector) {
+            Ok(Tier::Wdl(_)) => self.wdl_path(sector),
+            _ => self.table_path(sector),
+        }
+    }
+
+    /// Whether `sector` has values here: a full table or a win/draw/loss
+    /// one that opens under these rules.
+    pub fn has_values(&self, sector: Sector) -> bool {
+        self.tier(sector).is_ok()
+    }
+
+    /// The error for `what`, which needs distances, in `sector`, of which
+    /// the directory holds only the win/draw/loss tier.
+    pub fn needs_full_tier(&self, sector: Sector, what: &'static str) -> DbError {
+        DbError::NeedsFullTier(FullTierNeeded {
+            sector,
+            what,
+            variant: self.variant.name().to_string(),
+            rules: self.rules_option(),
+            stones: sector.total_stones(),
+            dir: self.dir.clone(),
+        })
     }
 
     /// Whether `sector` has a table file, whether or not it opens.
@@ -360,7 +476,7 @@ impl Database {
         Ok([shared, own])
     }
 
-    /// Whether `sector` has a table that opens under these rules.
+    /// Whether `sector` has a full table that opens under these rules.
     pub fn has(&self, sector: Sector) -> bool {
         self.table(sector).is_ok()
     }
@@ -394,27 +510,72 @@ impl Database {
     }
 
     /// An error naming the first moving-phase sector with at most
-    /// `max_stones` on the board that has no table, if there is one.
+    /// `max_stones` on the board that has no values (of either tier), if
+    /// there is one.
     pub fn check_moving_phase(&self, max_stones: u32) -> Result<(), DbError> {
-        let missing = moving_pairs(&self.variant, max_stones)
-            .into_iter()
-            .flat_map(|p| p.sectors())
-            .find(|&s| !self.has(s));
+        let missing = self.moving_sectors(max_stones).find(|&s| !self.has_values(s));
         match missing {
             Some(sector) => Err(self.missing_for(sector, max_stones)),
             None => Ok(()),
         }
     }
 
-    /// The stored value of a state (any state of a sector in the database;
-    /// a side with fewer than 3 stones has lost).
+    /// An error naming the first moving-phase sector with at most
+    /// `max_stones` on the board of which the directory holds only the
+    /// win/draw/loss tier, if there is one: `what` needs their distances.
+    pub fn check_moving_distances(
+        &self,
+        max_stones: u32,
+        what: &'static str,
+    ) -> Result<(), DbError> {
+        self.check_distances(self.moving_sectors(max_stones), what)
+    }
+
+    /// An error naming the first of `sectors` of which the directory holds
+    /// only the win/draw/loss tier, if there is one: `what` needs their
+    /// distances. Sectors without values, or whose tables do not open,
+    /// are left to the reads that need them.
+    pub fn check_distances(
+        &self,
+        sectors: impl IntoIterator<Item = Sector>,
+        what: &'static str,
+    ) -> Result<(), DbError> {
+        let wdl_only = sectors.into_iter().find(|&s| matches!(self.tier(s), Ok(Tier::Wdl(_))));
+        match wdl_only {
+            Some(sector) => Err(self.needs_full_tier(sector, what)),
+            None => Ok(()),
+        }
+    }
+
+    fn moving_sectors(&self, max_stones: u32) -> impl Iterator<Item = Sector> {
+        moving_pairs(&self.variant, max_stones).into_iter().flat_map(|p| p.sectors())
+    }
+
+    /// The value of a state with its distance (any state of a sector with
+    /// a full table in the database; a side with fewer than 3 stones has
+    /// lost). A sector with only its win/draw/loss table is an error
+    /// ([`DbError::NeedsFullTier`]); [`Database::stored`] answers it.
     pub fn value(&self, state: &State) -> Result<Value, DbError> {
+        match self.stored(state)? {
+            Stored::Exact(value) => Ok(value),
+            Stored::Outcome(_) => Err(self.needs_full_tier(Sector::of(state), "what was asked")),
+        }
+    }
+
+    /// The stored value of a state, from whichever tier its sector has
+    /// ([`Database::tier`]): exact from a full table, win/draw/loss only
+    /// from the win/draw/loss tier. A side with fewer than 3 stones has
+    /// lost.
+    pub fn stored(&self, state: &State) -> Result<Stored, DbError> {
         if state.mover_stones() < 3 {
-            return Ok(Value::Loss(0));
+            return Ok(Stored::Exact(Value::Loss(0)));
         }
         let sector = Sector::of(state);
         let slot = self.indexer.sector(sector).rank(state.mover, state.opponent);
-        Ok(Value::from(Cell(self.table(sector)?.get(slot)?)))
+        Ok(match self.tier(sector)? {
+            Tier::Full(table) => Stored::Exact(Value::from(Cell(table.get(slot)?))),
+            Tier::Wdl(wdl) => Stored::Outcome(wdl.get(slot)?),
+        })
     }
 
     /// Every cell of a sector, checked block by block.
@@ -436,9 +597,10 @@ impl Database {
     }
 
     /// The win/draw/loss scores of every slot of `sector` (which must
-    /// have a table), for the placement search's leaves: shared with the
-    /// searches before if they are still at hand, else from the sector's
-    /// leaf cache file, made from the table first when it is missing,
+    /// have a table, full or win/draw/loss: [`Database::tier`]), for the
+    /// placement search's leaves: shared with the searches before if they
+    /// are still at hand, else from the sector's leaf cache file, made
+    /// from the table first when it is missing,
     /// stale or damaged, or copied from the table into memory when the
     /// cache cannot be written (a read-only directory). A cache is never
     /// why this fails: only the table can be.
@@ -491,33 +653,52 @@ impl Database {
     }
 
     /// The cache of `sector` if it is good (unless `rebuild`), else one
-    /// made from the table, else a copy in memory.
+    /// made from the sector's table (full or win/draw/loss), else a copy
+    /// in memory.
     fn load_leaf_scores(
         &self,
         sector: Sector,
         rebuild: bool,
     ) -> Result<(Arc<LeafScores>, LeafOrigin), DbError> {
-        let table = self.table(sector)?;
+        let tier = self.tier(sector)?;
         let path = self.leaf_cache_path(sector);
         // The scores from a map of the table of its own, unmapped when
         // they are packed: the table this database keeps open would keep
         // every page read (the whole file) in the process's resident set.
+        let (rules, name) = (self.variant.rules_key(), sector.to_string());
         let pack = || -> Result<Vec<u8>, DbError> {
-            let table_path = self.table_path(sector);
-            let own = Table::open(&table_path, &self.variant.rules_key(), &sector.to_string())?;
-            Ok(leaf_cache::pack_table(&own)?)
+            Ok(match &tier {
+                Tier::Full(_) => {
+                    let own = Table::open(&self.table_path(sector), &rules, &name)?;
+                    leaf_cache::pack_table(&own)?
+                }
+                Tier::Wdl(_) => {
+                    let own = WdlTable::open(&self.wdl_path(sector), &rules, &name)?;
+                    leaf_cache::pack_wdl(&own)?
+                }
+            })
         };
         let copy = || -> Result<_, DbError> {
             Ok((Arc::new(LeafScores::copied(pack()?)), LeafOrigin::Copied))
         };
-        let Ok(source) = Source::of(&table, &self.table_path(sector)) else {
+        // The cache records the identity of the file it was made from, so
+        // a full table solved after a win/draw/loss one makes it stale.
+        let (info, source) = match &tier {
+            Tier::Full(t) => {
+                (t.info(), Source::of(t.bytes_on_disk(), t.fingerprint(), &self.table_path(sector)))
+            }
+            Tier::Wdl(w) => {
+                (w.info(), Source::of(w.bytes_on_disk(), w.fingerprint(), &self.wdl_path(sector)))
+            }
+        };
+        let Ok(source) = source else {
             return copy();
         };
         let expected = Expected {
             sector,
-            rules_crc: crc32fast::hash(self.variant.rules_key().as_bytes()),
-            index_version: table.info().index_version,
-            slots: table.info().slots,
+            rules_crc: crc32fast::hash(rules.as_bytes()),
+            index_version: info.index_version,
+            slots: info.slots,
             source,
         };
         let open = || match LeafScores::open(&path, &expected) {

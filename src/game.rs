@@ -11,7 +11,7 @@
 //! among moves of equal value avoids those that let the opponent repeat.
 
 use crate::position::{Move, Position};
-use crate::query::{after, Exactness, MoveValue, Query, QueryError};
+use crate::query::{after, Exactness, MoveValue, Query, QueryError, PERFECT_PLAYER};
 use crate::rules::{legal_moves, status, Status};
 use crate::tiebreak::{best_draws, Style, TieBreak, Values};
 use crate::value::Value;
@@ -125,7 +125,9 @@ impl Game {
     /// not), or `None` when the game is over: the first of
     /// [`Game::best_moves`]. Where a move's value comes from the placement
     /// search (a placement table missing), the tie-break is left out: the
-    /// first drawing move is taken.
+    /// first drawing move is taken. Where a value would come from the
+    /// win/draw/loss tier alone (no distance), an error says that the
+    /// perfect player needs the full tier ([`Query::check_distances`]).
     pub fn choose_move_by(
         &self,
         query: &Query,
@@ -135,6 +137,7 @@ impl Game {
         if self.is_over(query.variant()) {
             return Ok(None);
         }
+        query.check_distances(&position, PERFECT_PLAYER)?;
         let moves = query.moves(&position)?;
         let valued: Vec<(Move, Value)> = moves.iter().map(|m| (m.mv, m.value)).collect();
         // Searched values (no placement table) cost a search each: no

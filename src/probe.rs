@@ -10,16 +10,19 @@
 //! are read in parallel, each block checked and decompressed once. What
 //! the tables cannot answer - a placement position whose sector has no
 //! table - goes to the placement search once per distinct position, or is
-//! an error when no search is given. `morris probe`, `POST /api/probe` of
-//! `morris serve` and the Python package answer through this module.
+//! an error when no search is given. A sector of which the database
+//! holds only the win/draw/loss tier is read from that table, its values
+//! without distances ([`Exactness::ValueOnly`], as the search's).
+//! `morris probe`, `POST /api/probe` of `morris serve` and the Python
+//! package answer through this module.
 
-use crate::database::{Database, DbError};
+use crate::database::{Database, DbError, Tier};
 use crate::index::Sector;
 use crate::position::{Move, NotationError, Position, State};
-use crate::query::{Exactness, MoveValue, Query, QueryError};
+use crate::query::{sort_best_first, Exactness, MoveValue, Query, QueryError};
 use crate::rules::{legal_moves, play, status, Status};
-use crate::table::cell_in_planes;
-use crate::value::{Cell, Value};
+use crate::table::{cell_in_planes, WdlTable};
+use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -103,7 +106,7 @@ pub fn parse_position(
         Err(refused) => refused,
     };
     match Position::parse_any_start(text, variant) {
-        Ok(p) if extended || db.has(Sector::of(&p.state())) => Ok(p),
+        Ok(p) if extended || db.has_values(Sector::of(&p.state())) => Ok(p),
         Ok(_) => Err(PositionError::OtherStart { refused, hint: hint.to_string() }),
         Err(_) => Err(PositionError::Notation(refused)),
     }
@@ -130,6 +133,8 @@ pub enum PositionError {
 enum Looked {
     /// A stored cell, or the rules' answer.
     Value(Value),
+    /// A win/draw/loss table's answer: no distance.
+    Outcome(Outcome),
     /// The error with this number, of the batch's list.
     Error(u32),
     /// A placement state without its table: the search's.
@@ -308,13 +313,13 @@ fn probe_each(
 /// that of a position after one of its moves.
 fn first_missing(db: &Database, state: &State, options: ProbeOptions) -> Sector {
     let own = Sector::of(state);
-    if !db.has(own) || !options.moves {
+    if !db.has_values(own) || !options.moves {
         return own;
     }
     legal_moves(db.variant(), state)
         .into_iter()
         .map(|mv| Sector::of(&play(state, mv)))
-        .find(|&s| !db.has(s))
+        .find(|&s| !db.has_values(s))
         .unwrap_or(own)
 }
 
@@ -325,30 +330,34 @@ fn assemble(
     moves: &[Move],
     looked: &[Looked],
 ) -> Result<Probed, Looked> {
-    let value = match st {
-        Status::Lost => Value::Loss(0),
-        Status::Drawn => Value::Draw,
-        Status::Playing => match looked[0] {
-            Looked::Value(v) => v,
-            other => return Err(other),
-        },
+    let (value, exactness) = match st {
+        Status::Lost => (Value::Loss(0), Exactness::Exact),
+        Status::Drawn => (Value::Draw, Exactness::Exact),
+        Status::Playing => read(looked[0])?,
     };
-    let mut probed = Probed { position, value, exactness: Exactness::Exact, moves: Vec::new() };
+    let mut probed = Probed { position, value, exactness, moves: Vec::new() };
     if moves.is_empty() {
         return Ok(probed);
     }
     let mut valued = Vec::with_capacity(moves.len());
-    for (&mv, l) in moves.iter().zip(&looked[1..]) {
-        match *l {
-            Looked::Value(after) => {
-                valued.push(MoveValue { mv, value: after.back(), exactness: Exactness::Exact })
-            }
-            other => return Err(other),
-        }
+    for (&mv, &l) in moves.iter().zip(&looked[1..]) {
+        let (after, exactness) = read(l)?;
+        valued.push(MoveValue { mv, value: after.back(), exactness });
     }
-    valued.sort_by_key(|m| std::cmp::Reverse(m.value.preference()));
+    sort_best_first(&mut valued);
+    probed.exactness = valued.iter().fold(exactness, |e, m| e.and(m.exactness));
     probed.moves = valued;
     Ok(probed)
+}
+
+/// A looked-up state's value and how exact it is, as
+/// [`Query::state_value`] gives it, or what stops it.
+fn read(looked: Looked) -> Result<(Value, Exactness), Looked> {
+    match looked {
+        Looked::Value(v) => Ok((v, Exactness::Exact)),
+        Looked::Outcome(o) => Ok((Value::of_outcome(o), Exactness::ValueOnly)),
+        other => Err(other),
+    }
 }
 
 /// A position the tables cannot answer, by the placement search.
@@ -451,8 +460,9 @@ fn lookup(db: &Database, states: &[State]) -> (Vec<Looked>, Vec<ProbeError>) {
         let sector_bits = keys[at].0 >> SLOT_BITS;
         let end = at + keys[at..].partition_point(|k| k.0 >> SLOT_BITS == sector_bits);
         let sector = unpack_sector(keys[at].0);
-        match db.table(sector) {
-            Ok(table) => {
+        match db.tier(sector) {
+            Ok(Tier::Wdl(wdl)) => read_wdl(&wdl, &keys[at..end], &mut looked, &mut errors),
+            Ok(Tier::Full(table)) => {
                 let t = tables.len();
                 let per = table.block_cells();
                 tables.push(table);
@@ -523,6 +533,31 @@ fn lookup(db: &Database, states: &[State]) -> (Vec<Looked>, Vec<ProbeError>) {
         }
     }
     (looked, errors)
+}
+
+/// The states of `keys` (of one sector, sorted by slot) from its
+/// win/draw/loss table, into `looked`: one after the other, so that each
+/// block is decompressed once (the table keeps the last ones read). The
+/// first block that fails is the answer of the states left.
+fn read_wdl<B: AsRef<[u8]>>(
+    wdl: &WdlTable<B>,
+    keys: &[(u64, u32)],
+    looked: &mut [Looked],
+    errors: &mut Vec<ProbeError>,
+) {
+    for (n, &(key, i)) in keys.iter().enumerate() {
+        match wdl.get(slot_of(key)) {
+            Ok(outcome) => looked[i as usize] = Looked::Outcome(outcome),
+            Err(e) => {
+                errors.push(ProbeError::Db(Arc::new(DbError::from(e))));
+                let answer = Looked::Error(errors.len() as u32 - 1);
+                for &(_, j) in &keys[n..] {
+                    looked[j as usize] = answer;
+                }
+                return;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,8 +11,16 @@
 //! of the game first, then the tables of the [`Database`]. A position in a
 //! sector that has no table is an error that names the sector and the
 //! `morris solve` command that produces it.
+//!
+//! A directory may hold only the win/draw/loss tier of a sector
+//! (`morris export --wdl`): its values are exact without a distance
+//! ([`Exactness::ValueOnly`], as the search's), and moves are ranked win,
+//! draw, loss. A perfect-play line and the perfect player need distances
+//! (a win by kind alone may never be won), so there they are an error
+//! that says so ([`DbError::NeedsFullTier`]); [`Query::analyse`] still
+//! gives the value and the moves, and that error in place of the line.
 
-use crate::database::{Database, DbError};
+use crate::database::{Database, DbError, FullTierNeeded, Stored, Tier};
 use crate::index::Sector;
 use crate::position::{Color, Move, NotationError, Position, State};
 use crate::rules::{legal_moves, play, status, Status};
@@ -38,7 +46,8 @@ pub enum Exactness {
     /// from a table or from the rules.
     Exact,
     /// Win, loss or draw is exact, the distance is unknown: a placement
-    /// position answered by search instead of tables.
+    /// position answered by search instead of tables, or a position of a
+    /// sector of which the database holds only the win/draw/loss tier.
     ValueOnly,
 }
 
@@ -93,8 +102,10 @@ pub struct Analysis {
     /// Every legal move, best first.
     pub moves: Vec<MoveValue>,
     /// A perfect-play line to the end of the game, or cut after
-    /// [`DRAW_LINE_PLIES`] plies for a draw.
-    pub line: Line,
+    /// [`DRAW_LINE_PLIES`] plies for a draw; or, where the database holds
+    /// only the win/draw/loss tier of a sector the line needs, why there
+    /// is none.
+    pub line: Result<Line, FullTierNeeded>,
 }
 
 /// Error of a query; every message says what is wrong and where.
@@ -189,7 +200,9 @@ impl<'db> Query<'db> {
     /// from its sector's table; a placement position whose sector has no
     /// table is searched down to the moving-phase tables, which proves win,
     /// loss or draw but no distance (`ValueOnly`; its `Value` then carries
-    /// the placeholder distance 0 for a loss and 1 for a win).
+    /// the placeholder distance 0 for a loss and 1 for a win). A sector of
+    /// which the database holds only the win/draw/loss table is answered
+    /// from it, `ValueOnly` with the same placeholders.
     pub fn state_value(&self, state: &State) -> Result<(Value, Exactness), QueryError> {
         self.bounded_value(state, None, &mut HashMap::new())
     }
@@ -209,8 +222,9 @@ impl<'db> Query<'db> {
         if state.mover_stones() < 3 {
             return Ok((Value::Loss(0), Exactness::Exact));
         }
-        match self.db.value(state) {
-            Ok(value) => Ok((value, Exactness::Exact)),
+        match self.db.stored(state) {
+            Ok(Stored::Exact(value)) => Ok((value, Exactness::Exact)),
+            Ok(Stored::Outcome(outcome)) => Ok((Value::of_outcome(outcome), Exactness::ValueOnly)),
             // Lasker's placement phase has cycles (a player may slide
             // while placing), which the search does not handle: its
             // values come from its tables, and a missing one is an error.
@@ -228,12 +242,7 @@ impl<'db> Query<'db> {
                         o
                     }
                 };
-                let value = match outcome {
-                    Outcome::Win => Value::Win(1),
-                    Outcome::Draw => Value::Draw,
-                    Outcome::Loss => Value::Loss(0),
-                };
-                Ok((value, Exactness::ValueOnly))
+                Ok((Value::of_outcome(outcome), Exactness::ValueOnly))
             }
             Err(e) => Err(e.into()),
         }
@@ -300,8 +309,9 @@ impl<'db> Query<'db> {
     }
 
     /// Every legal move with the result it leads to for the side to move,
-    /// best first: the fastest win, then draws, then the slowest loss.
-    /// Moves of equal value keep the order of [`legal_moves`].
+    /// best first: the fastest win, then draws, then the slowest loss;
+    /// results without a distance by kind ([`sort_best_first`]). Moves of
+    /// equal value keep the order of [`legal_moves`].
     pub fn moves(&self, position: &Position) -> Result<Vec<MoveValue>, QueryError> {
         self.moves_of(&position.state())
     }
@@ -326,12 +336,14 @@ impl<'db> Query<'db> {
                 Ok(MoveValue { mv, value: after.back(), exactness })
             })
             .collect::<Result<Vec<_>, QueryError>>()?;
-        moves.sort_by_key(|m| std::cmp::Reverse(m.value.preference()));
+        sort_best_first(&mut moves);
         Ok(moves)
     }
 
     /// The first of [`Query::moves`]: the fastest win, the slowest loss, or
-    /// a move that keeps the draw. `None` when the game is over.
+    /// a move that keeps the draw; where the values have no distance (a
+    /// search's, the win/draw/loss tier's), a move that keeps the value.
+    /// `None` when the game is over.
     pub fn best_move(&self, position: &Position) -> Result<Option<MoveValue>, QueryError> {
         let state = position.state();
         if status(self.variant(), &state) != Status::Playing {
@@ -407,7 +419,7 @@ impl<'db> Query<'db> {
             return Ok(());
         }
         Err(QueryError::Inconsistent {
-            path: self.db.table_path(Sector::of(state)),
+            path: self.db.values_path(Sector::of(state)),
             position: Position::from_state(state, to_move).notation(self.variant()),
             stored: value,
             from_moves: best.value,
@@ -442,6 +454,9 @@ impl<'db> Query<'db> {
             if moves.len() >= max_plies {
                 return Ok(Line { moves, end: Position::from_state(&at, to_move), cut: true });
             }
+            // Values without distances would let a won line go round in
+            // circles: it stops at the first position that has none.
+            self.distances_needed(&at, LINE)?;
             let best = self.best_of(&at, to_move, value, exactness)?;
             moves.push(best.mv);
             at = play(&at, best.mv);
@@ -459,7 +474,7 @@ impl<'db> Query<'db> {
         let status = status(self.variant(), &state);
         if status != Status::Playing {
             let (value, exactness) = self.value_of(&state)?;
-            let line = Line { moves: Vec::new(), end: *position, cut: false };
+            let line = Ok(Line { moves: Vec::new(), end: *position, cut: false });
             return Ok(Analysis {
                 position: *position,
                 sector,
@@ -475,7 +490,28 @@ impl<'db> Query<'db> {
         let moves = self.moves_below(&state, known)?;
         let best = moves[0];
         self.check_agrees(&state, position.to_move, value, exactness, &best)?;
+        let line = match self.line_after(position, value, best, known) {
+            Ok(line) => Ok(line),
+            Err(QueryError::Db(DbError::NeedsFullTier(needed))) => Err(needed),
+            Err(e) => return Err(e),
+        };
         let exactness = moves.iter().fold(exactness, |e, m| e.and(m.exactness));
+        Ok(Analysis { position: *position, sector, value, exactness, status, moves, line })
+    }
+
+    /// The line of [`Query::analyse`] from `position` (not over), whose
+    /// value is `value` and best move `best`; `known` as in
+    /// [`Query::moves_below`].
+    fn line_after(
+        &self,
+        position: &Position,
+        value: Value,
+        best: MoveValue,
+        known: Option<Outcome>,
+    ) -> Result<Line, QueryError> {
+        let state = position.state();
+        // Asked first, before a searched position's line costs searches.
+        self.distances_needed(&state, LINE)?;
         let max_plies = match value {
             Value::Draw => DRAW_LINE_PLIES,
             _ => MAX_LINE_PLIES,
@@ -497,7 +533,50 @@ impl<'db> Query<'db> {
             max_plies - 1,
         )?;
         line.moves.insert(0, first.mv);
-        Ok(Analysis { position: *position, sector, value, exactness, status, moves, line })
+        Ok(line)
+    }
+
+    /// An error ([`DbError::NeedsFullTier`], naming the sector) unless
+    /// `position` and the position after each of its moves have
+    /// distances, as `what` (the perfect player, which needs them to turn
+    /// a win into a victory) needs: none is in a sector of which the
+    /// database holds only the win/draw/loss tier, nor is a searched
+    /// placement position whose moving phase has such a sector.
+    pub fn check_distances(
+        &self,
+        position: &Position,
+        what: &'static str,
+    ) -> Result<(), QueryError> {
+        let state = position.state();
+        self.distances_needed(&state, what)?;
+        if status(self.variant(), &state) != Status::Playing {
+            return Ok(());
+        }
+        for mv in legal_moves(self.variant(), &state) {
+            self.distances_needed(&play(&state, mv), what)?;
+        }
+        Ok(())
+    }
+
+    /// An error ([`DbError::NeedsFullTier`]) where `what` would meet
+    /// values without distances from `state` on: a position of a sector
+    /// of which the database holds only the win/draw/loss tier, or a
+    /// searched placement position (no table) whose moving phase, where
+    /// the search and the line end, has such a sector.
+    fn distances_needed(&self, state: &State, what: &'static str) -> Result<(), QueryError> {
+        if state.mover_stones() < 3 || status(self.variant(), state) != Status::Playing {
+            return Ok(());
+        }
+        let sector = Sector::of(state);
+        match self.db.tier(sector) {
+            Ok(Tier::Full(_)) => Ok(()),
+            Ok(Tier::Wdl(_)) => Err(self.db.needs_full_tier(sector, what).into()),
+            Err(DbError::Missing { .. }) if !state.is_moving_phase() => {
+                let stones = state.mover_stones() + state.opponent_stones();
+                Ok(self.db.check_moving_distances(stones, what)?)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The perfect player's move: the fastest win, the slowest loss, and
@@ -510,6 +589,7 @@ impl<'db> Query<'db> {
         if status(self.variant(), &state) != Status::Playing {
             return Ok(None);
         }
+        self.check_distances(position, PERFECT_PLAYER)?;
         let moves = self.moves_of(&state)?;
         let best = moves[0];
         if best.value != Value::Draw {
@@ -530,6 +610,25 @@ impl Values for Query<'_> {
         Ok(self.value_of(state)?.0)
     }
 }
+
+/// Sorts `moves` best first: by [`Value::preference`] (a value without a
+/// distance, [`Exactness::ValueOnly`], by its placeholder: its kind, win,
+/// draw, loss), and among equal ones the exact before the others (a
+/// capture that ends the game before a win of unknown length); the sort
+/// is stable, so ties keep their order. [`Query::moves`] and
+/// [`crate::probe`] rank moves this way.
+pub fn sort_best_first(moves: &mut [MoveValue]) {
+    moves.sort_by_key(|m| {
+        (std::cmp::Reverse(m.value.preference()), m.exactness != Exactness::Exact)
+    });
+}
+
+/// What a line needs distances for, in [`DbError::NeedsFullTier`].
+const LINE: &str = "a perfect-play line";
+
+/// What the perfect player needs distances for, in
+/// [`DbError::NeedsFullTier`]: a win by kind alone may never be won.
+pub const PERFECT_PLAYER: &str = "the perfect player";
 
 /// Win, loss or draw, without the distance.
 fn outcome_of(value: Value) -> Outcome {

@@ -16,6 +16,18 @@ pub enum Value {
 }
 
 impl Value {
+    /// The value that stands for `outcome` where no distance is known
+    /// (the placement search's answers, the win/draw/loss tier's): the
+    /// placeholder distances 1 for a win and 0 for a loss, shown as bare
+    /// win/draw/loss wherever such values are marked inexact.
+    pub fn of_outcome(outcome: Outcome) -> Value {
+        match outcome {
+            Outcome::Win => Value::Win(1),
+            Outcome::Draw => Value::Draw,
+            Outcome::Loss => Value::Loss(0),
+        }
+    }
+
     /// The value one ply earlier, for the side that moved into `self`.
     pub fn back(self) -> Value {
         match self {

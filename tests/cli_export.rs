@@ -1,7 +1,8 @@
 //! `morris export --wdl` through the binary: it writes a win/draw/loss
 //! table per full table, a second run keeps them all, a damaged one is
 //! written again and a killed run's temporary file removed; `morris
-//! stats` reads the tier's files. The values themselves are compared
+//! stats` reads the tier's files; `query` and `probe` answer from them
+//! without distances, `play` and `match` refuse them. The values themselves are compared
 //! with the full tier's in `wdl.rs`.
 
 mod common;
@@ -117,4 +118,83 @@ fn ctrl_c_stops_the_export_without_a_half_file_and_the_next_run_resumes() {
     let again = ok(&db, &export);
     let want = format!("{tables} tables ({} written, {done} already there)", tables - done);
     assert!(again.contains(&want), "{again}");
+}
+
+#[test]
+fn query_probe_and_play_on_the_tier_alone_give_values_moves_and_say_the_line_needs_the_full_tier() {
+    let dir = scratch();
+    let db = dir.path().join("db");
+    let out = dir.path().join("wdl");
+    ok(&db, &["--variant", "six", "solve", "--phase", "moving", "--threads", "2"]);
+    ok(&db, &["--variant", "six", "export", "--wdl", out.to_str().unwrap(), "--threads", "2"]);
+    let needs = |what: &str| {
+        format!(
+            "{} holds only the win/draw/loss tier of sector 3-3: {what} needs distances, from the full tables (`morris solve --variant six --max-stones 6 --db {}`)",
+            out.display(),
+            out.display()
+        )
+    };
+
+    // White to move closes a mill by e3-e5 (Black is left with 2
+    // stones); its other moves win too, in more plies.
+    let position = "WW.W..../B.B.B... w 0 0";
+    let text = ok(&out, &["--variant", "six", "query", position]);
+    let full = ok(&db, &["--variant", "six", "query", position]);
+    assert!(full.contains("value      White wins in 1 ply\n"), "{full}");
+    for line in [
+        "value      White wins (from the win/draw/loss tier; distances need the full tables)\n",
+        "moves      8, best first, with White's result after each\n",
+        "  e3-e5xb4  win in 1\n",
+        "  a5-a3     win\n",
+        &format!("line       none: {}\n", needs("a perfect-play line")),
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+    let json = common::json(&ok(&out, &["--variant", "six", "query", "--json", position]));
+    assert_eq!(json["value"], "win");
+    assert_eq!((&json["plies"], &json["exact"]), (&Json::Null, &Json::Bool(false)));
+    assert_eq!(json["line"], Json::Array(Vec::new()));
+    assert_eq!(json["line_missing"], Json::from(needs("a perfect-play line")));
+    let full = common::json(&ok(&db, &["--variant", "six", "query", "--json", position]));
+    assert!(full.get("line_missing").is_none(), "{full}");
+    let kinds = |j: &Json| -> Vec<(String, String)> {
+        let mut m: Vec<_> = j["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["move"].to_string(), m["value"].to_string()))
+            .collect();
+        m.sort();
+        m
+    };
+    assert_eq!(kinds(&json), kinds(&full));
+
+    // The start: the placement search over the tier's moving phase.
+    let start = common::json(&ok(&out, &["--variant", "six", "query", "--json", "start"]));
+    let full_start = common::json(&ok(&db, &["--variant", "six", "query", "--json", "start"]));
+    assert_eq!(start["value"], full_start["value"]);
+    assert_eq!(kinds(&start), kinds(&full_start));
+    assert_eq!(start["exact"], false);
+    assert!(start["line_missing"]
+        .as_str()
+        .unwrap()
+        .contains("a perfect-play line needs distances"));
+
+    // probe: the values without distances, marked inexact.
+    let output = common::morris_with_input(
+        &out,
+        &["--variant", "six", "probe", "--moves"],
+        &format!("{position}\n"),
+    );
+    assert!(output.status.success(), "{}", common::text(&output.stderr));
+    let probed = common::json(&common::text(&output.stdout));
+    assert_eq!((&probed["value"], &probed["plies"]), (&Json::from("win"), &Json::Null));
+    assert_eq!(probed["exact"], false);
+    assert_eq!(kinds(&probed), kinds(&full));
+
+    // The perfect player needs the distances: play and match refuse.
+    let err = common::fails(&out, &["--variant", "six", "play", "--from", position]);
+    assert!(err.contains(&needs("the perfect player")), "{err}");
+    let err = common::fails(&out, &["--variant", "six", "match", "--games", "1"]);
+    assert!(err.contains("the perfect player needs distances"), "{err}");
 }

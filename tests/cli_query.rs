@@ -114,7 +114,8 @@ fn query_json_follows_the_design() {
             }
         }
         let line: Vec<&Json> = array("line").iter().collect();
-        let expected: Vec<Json> = a.line.moves.iter().map(|m| Json::from(m.notation(&v))).collect();
+        let expected: Vec<Json> =
+            a.line.as_ref().unwrap().moves.iter().map(|m| Json::from(m.notation(&v))).collect();
         assert_eq!(line, expected.iter().collect::<Vec<_>>());
         assert_eq!(*field(&json, "line_cut"), a.value == Value::Draw);
     }

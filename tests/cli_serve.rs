@@ -573,3 +573,22 @@ fn probe_takes_at_most_10000_positions_and_json_lists_only() {
     // The server goes on answering.
     assert_eq!(server.get("/api/variants").0, 200);
 }
+
+#[test]
+fn a_win_draw_loss_directory_is_served_without_distances_and_without_the_perfect_player() {
+    let dir = scratch();
+    let wdl = dir.path().join("wdl");
+    ok(six(), &["--variant", "six", "export", "--wdl", wdl.to_str().unwrap(), "--threads", "2"]);
+    let server = Server::start(&wdl);
+    let position = "WW.W.B../B.B..W.. b 0 0";
+    let args = ["--variant", "six", "query", position, "--json"];
+    let (status, body) = server.get(&query_target("six", position, None));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, ok(&wdl, &args), "the bytes of query --json");
+    let json: Json = serde_json::from_str(&body).unwrap();
+    assert_eq!((&json["exact"], &json["plies"]), (&Json::Bool(false), &Json::Null));
+    assert!(json["line_missing"].as_str().unwrap().contains("a perfect-play line needs distances"));
+    let target = format!("/api/move?variant=six&position={}", encode(position));
+    let error = server.error(&target, 404);
+    assert!(error.contains("the perfect player needs distances"), "{error}");
+}

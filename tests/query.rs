@@ -3,14 +3,16 @@
 //! and `play` commands of the binary are in `cli_query.rs`.
 //!
 //! One database is solved for the whole file: nine's moving phase with at
-//! most 7 stones on the board (sectors 3-3, 3-4, 4-3).
+//! most 7 stones on the board (sectors 3-3, 3-4, 4-3); its win/draw/loss
+//! tier, exported alone into a directory of its own, answers the same
+//! values without distances, and no line.
 
 mod nine7;
 
-use morris::database::Database;
+use morris::database::{Database, DbError};
 use morris::index::Sector;
 use morris::position::{Move, Position, State};
-use morris::query::{after, play_moves, Exactness, Query, QueryError, DRAW_LINE_PLIES};
+use morris::query::{after, play_moves, Exactness, MoveValue, Query, QueryError, DRAW_LINE_PLIES};
 use morris::rules::{legal_moves, status, Status};
 use morris::value::Value;
 use morris::verify::value_from_successors;
@@ -43,7 +45,7 @@ fn moves_come_best_first_with_the_values_of_the_tables() {
         assert_eq!(a.sector, Sector::of(&state));
         assert_eq!(a.exactness, Exactness::Exact);
         if status(&v, &state) != Status::Playing {
-            assert!(a.moves.is_empty() && a.line.moves.is_empty());
+            assert!(a.moves.is_empty() && a.line.as_ref().unwrap().moves.is_empty());
             continue;
         }
         assert_eq!(a.value, stored(&state), "{}", p.notation(&v));
@@ -78,7 +80,7 @@ fn lines_are_perfect_play_to_the_end() {
         let a = q.analyse(&p).unwrap();
         let mut at = p;
         let mut value = a.value;
-        for (k, &mv) in a.line.moves.iter().enumerate() {
+        for (k, &mv) in a.line.as_ref().unwrap().moves.iter().enumerate() {
             assert!(legal_moves(&v, &at.state()).contains(&mv));
             at = after(&at, mv);
             let next =
@@ -86,12 +88,12 @@ fn lines_are_perfect_play_to_the_end() {
             assert_eq!(next.back(), value, "ply {k} of the line from {}", p.notation(&v));
             value = next;
         }
-        assert_eq!(at, a.line.end);
+        assert_eq!(at, a.line.as_ref().unwrap().end);
         match a.value {
             Value::Draw => {
                 draws += 1;
-                assert!(a.line.cut);
-                assert_eq!(a.line.moves.len(), DRAW_LINE_PLIES);
+                assert!(a.line.as_ref().unwrap().cut);
+                assert_eq!(a.line.as_ref().unwrap().moves.len(), DRAW_LINE_PLIES);
             }
             Value::Win(d) | Value::Loss(d) => {
                 if d > 0 {
@@ -101,8 +103,8 @@ fn lines_are_perfect_play_to_the_end() {
                         losses += 1;
                     }
                 }
-                assert!(!a.line.cut);
-                assert_eq!(a.line.moves.len(), d as usize);
+                assert!(!a.line.as_ref().unwrap().cut);
+                assert_eq!(a.line.as_ref().unwrap().moves.len(), d as usize);
                 assert_eq!(status(&v, &at.state()), Status::Lost);
                 // The side that was winning moved last.
                 let loser =
@@ -111,8 +113,8 @@ fn lines_are_perfect_play_to_the_end() {
             }
         }
         // `line` on its own gives the same moves.
-        let line = q.line(&p, a.line.moves.len()).unwrap();
-        assert_eq!(line.moves, a.line.moves);
+        let line = q.line(&p, a.line.as_ref().unwrap().moves.len()).unwrap();
+        assert_eq!(line.moves, a.line.as_ref().unwrap().moves);
     }
     assert!(wins > 50 && losses > 20 && draws > 0, "wins {wins} losses {losses} draws {draws}");
 }
@@ -250,5 +252,178 @@ fn a_missing_sector_names_itself_and_the_solve_command() {
             msg.contains(&format!("morris solve --variant nine --max-stones {stones} --db {dir}")),
             "{msg}"
         );
+    }
+}
+
+/// The win/draw/loss tier of the shared database, alone in a directory of
+/// its own inside the database's (made once per test file).
+fn wdl_db() -> &'static Database {
+    static DB: std::sync::OnceLock<Database> = std::sync::OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = dir().join("wdl");
+        std::fs::create_dir(&dir).unwrap();
+        for (m, o) in SECTORS {
+            db().export_wdl(Sector::moving(m, o), &dir, &|| false).unwrap();
+        }
+        Database::new(dir, nine())
+    })
+}
+
+/// Each kind of result ("win", "draw", "loss"), best first, with its
+/// moves in notation, sorted.
+fn moves_by_kind(moves: &[MoveValue]) -> Vec<(&'static str, Vec<String>)> {
+    let v = nine();
+    let mut kinds: Vec<(&'static str, Vec<String>)> = Vec::new();
+    for m in moves {
+        match kinds.last_mut() {
+            Some((kind, ms)) if *kind == m.value.kind() => ms.push(m.mv.notation(&v)),
+            _ => kinds.push((m.value.kind(), vec![m.mv.notation(&v)])),
+        }
+    }
+    kinds.iter_mut().for_each(|(_, ms)| ms.sort());
+    kinds
+}
+
+#[test]
+fn the_win_draw_loss_tier_alone_gives_the_values_and_ranks_the_moves_by_kind() {
+    let (full, wdl) = (Query::new(db()), Query::new(wdl_db()));
+    let v = nine();
+    let mut playing = 0;
+    for p in sample() {
+        let (value, _) = full.value(&p).unwrap();
+        let (kind, exactness) = wdl.value(&p).unwrap();
+        assert_eq!(kind.kind(), value.kind(), "{}", p.notation(&v));
+        if status(&v, &p.state()) != Status::Playing {
+            assert_eq!(exactness, Exactness::Exact, "the rules answer");
+            continue;
+        }
+        playing += 1;
+        assert_eq!(exactness, Exactness::ValueOnly);
+        let bare = match value {
+            Value::Win(_) => Value::Win(1),
+            Value::Draw => Value::Draw,
+            Value::Loss(_) => Value::Loss(0),
+        };
+        assert_eq!(kind, bare, "the placeholders of bare win/draw/loss");
+        let moves = wdl.moves(&p).unwrap();
+        assert_eq!(moves_by_kind(&moves), moves_by_kind(&full.moves(&p).unwrap()));
+        // A position after a move that the rules end is exact.
+        for m in &moves {
+            let over = after(&p, m.mv).state().mover_stones() < 3;
+            assert_eq!(m.exactness == Exactness::Exact, over, "{}", m.mv.notation(&v));
+        }
+    }
+    assert!(playing > 500, "only {playing} positions");
+}
+
+#[test]
+fn the_line_and_the_perfect_player_say_they_need_the_full_tier() {
+    let q = Query::new(wdl_db());
+    let v = nine();
+    let dir = wdl_db().dir().display().to_string();
+    let mut asked = 0;
+    for p in sample().into_iter().step_by(11) {
+        let state = p.state();
+        if status(&v, &state) != Status::Playing {
+            continue;
+        }
+        let sector = Sector::of(&state);
+        let says = |err: &str, what: &str| {
+            assert!(
+                err.contains(&format!(
+                    "{dir} holds only the win/draw/loss tier of sector {sector}: {what} needs distances, from the full tables (`morris solve --variant nine --max-stones {} --db {dir}`)",
+                    sector.total_stones()
+                )),
+                "{err}"
+            );
+        };
+        // The analysis keeps the value and the moves, and says why there
+        // is no line.
+        let a = q.analyse(&p).unwrap();
+        assert_eq!(a.exactness, Exactness::ValueOnly);
+        assert!(!a.moves.is_empty());
+        // The best move by kind is still there.
+        assert_eq!(q.best_move(&p).unwrap().unwrap().value.kind(), a.value.kind());
+        let needed = a.line.unwrap_err();
+        assert_eq!(needed.sector, sector);
+        says(&needed.to_string(), "a perfect-play line");
+        let err = q.line(&p, 100).unwrap_err();
+        assert!(matches!(err, QueryError::Db(DbError::NeedsFullTier(_))), "{err}");
+        says(&err.to_string(), "a perfect-play line");
+        says(&q.choose_move(&p).unwrap_err().to_string(), "the perfect player");
+        let game = morris::game::Game::new(p, morris::game::Repetition::Board);
+        says(&game.choose_move(&q).unwrap_err().to_string(), "the perfect player");
+        // Distances straight from the database: the same error.
+        let err = wdl_db().value(&state).unwrap_err();
+        says(&err.to_string(), "what was asked");
+        asked += 1;
+    }
+    assert!(asked > 50, "only {asked} positions");
+}
+
+#[test]
+fn a_damaged_win_draw_loss_table_is_reported_never_read() {
+    let v = nine();
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(wdl_db().dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "wdl") {
+            std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let damaged = Database::new(dir.path(), nine());
+    let sector = Sector::moving(4, 3);
+    let path = damaged.wdl_path(sector);
+    let mut bytes = std::fs::read(&path).unwrap();
+    // A byte of every block's record: the last few bytes of the file
+    // (the last block's checksum) and one in the middle (a block's data).
+    for at in [bytes.len() / 2, bytes.len() - 3] {
+        bytes[at] ^= 0x24;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let q = Query::new(&damaged);
+    let (mut errors, mut answered) = (0, 0);
+    for p in positions(sector, 997, 13) {
+        if status(&v, &p.state()) != Status::Playing {
+            continue;
+        }
+        match q.value(&p) {
+            Ok((value, _)) => {
+                assert_eq!(value.kind(), stored(&p.state()).kind());
+                answered += 1;
+            }
+            Err(err) => {
+                let msg = err.to_string();
+                assert!(msg.contains(&path.display().to_string()), "{msg}");
+                errors += 1;
+            }
+        }
+    }
+    assert!(errors > 0 && answered > 0, "{errors} errors, {answered} answered");
+    // A damaged front: the table does not open.
+    bytes[20] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+    let fresh = Database::new(dir.path(), nine());
+    let p = positions(sector, 997, 13)
+        .into_iter()
+        .find(|p| status(&v, &p.state()) == Status::Playing)
+        .unwrap();
+    let err = Query::new(&fresh).value(&p).unwrap_err().to_string();
+    assert!(err.contains(&path.display().to_string()), "{err}");
+}
+
+#[test]
+fn probe_answers_from_the_win_draw_loss_tier_as_the_query_does() {
+    use morris::probe::{probe, ProbeOptions};
+    let q = Query::new(wdl_db());
+    let positions = sample();
+    let answers = probe(wdl_db(), &positions, ProbeOptions { moves: true }, None, "");
+    for (p, answer) in positions.iter().zip(answers) {
+        let probed = answer.unwrap();
+        let moves = q.moves(p).unwrap_or_default();
+        let (value, exactness) = q.value(p).unwrap();
+        let exactness = moves.iter().fold(exactness, |e, m| e.and(m.exactness));
+        assert_eq!((probed.value, probed.exactness), (value, exactness), "{}", p.notation(&nine()));
+        assert_eq!(probed.moves, moves);
     }
 }

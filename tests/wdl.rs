@@ -1,17 +1,21 @@
 //! The win/draw/loss tier against the full tier it is made from: every
 //! canonical slot of six's whole game and of nine up to 8 stones (both
 //! phases) decodes to the full tier's outcome; an export run again keeps
-//! what checks out and writes again what does not. The command is in
-//! `cli_export.rs`, the format's own tests in `src/table/wdl.rs`.
+//! what checks out and writes again what does not; the placement search
+//! over six's win/draw/loss moving phase alone finds the tables' values.
+//! The command is in `cli_export.rs`, the format's own tests in
+//! `src/table/wdl.rs`.
 
 mod common;
 
 use common::scratch;
-use morris::database::{Database, Exported};
+use morris::database::{Database, Exported, LeafOrigin, Tier};
 use morris::index::Sector;
+use morris::position::Position;
+use morris::query::{Exactness, Query};
 use morris::value::{Cell, Outcome, Value};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn outcome(cell: u16) -> Outcome {
     match Value::from(Cell(cell)) {
@@ -46,12 +50,19 @@ fn compare_every_slot(db: &Database, sectors: &[Sector], out: &Path) -> u64 {
     states
 }
 
+/// Six's whole game solved in `dir/db`, its sectors, and an empty
+/// directory `dir/wdl` for its win/draw/loss tier.
+fn six_whole(dir: &Path) -> (Database, Vec<Sector>, PathBuf) {
+    let (db, sectors) = common::solved_both_phases(&dir.join("db"), "six", 12);
+    let out = dir.join("wdl");
+    fs::create_dir(&out).unwrap();
+    (db, sectors, out)
+}
+
 #[test]
 fn every_state_of_six_whole_keeps_its_outcome() {
     let dir = scratch();
-    let (db, sectors) = common::solved_both_phases(&dir.path().join("db"), "six", 12);
-    let out = dir.path().join("wdl");
-    fs::create_dir(&out).unwrap();
+    let (db, sectors, out) = six_whole(dir.path());
     let first = export(&db, &sectors, &out);
     assert!(first.iter().all(|e| e.written));
     let states = compare_every_slot(&db, &sectors, &out);
@@ -95,4 +106,47 @@ fn every_state_of_nine_up_to_8_stones_both_phases_keeps_its_outcome_and_export_r
         assert_eq!(e.written, sector == damaged, "{sector}");
     }
     assert!(common::files(&out) == before, "the damaged file is whole again");
+}
+
+#[test]
+fn the_placement_search_over_six_whole_s_win_draw_loss_moving_phase_finds_the_tables_values() {
+    let dir = scratch();
+    let (db, sectors, out) = six_whole(dir.path());
+    // The moving phase's win/draw/loss tier alone: the placement phase is
+    // searched, its leaves read from caches made from the .wdl files.
+    let moving: Vec<Sector> = sectors.iter().copied().filter(|s| s.is_moving()).collect();
+    export(&db, &moving, &out);
+    let wdl_db = Database::new(&out, db.variant().clone());
+    let (full, wdl) = (Query::new(&db), Query::new(&wdl_db));
+    let start = Position::start(db.variant());
+    let (value, exactness) = wdl.value(&start).unwrap();
+    assert_eq!(exactness, Exactness::ValueOnly);
+    assert_eq!(value.kind(), full.value(&start).unwrap().0.kind());
+    let kinds = |q: &Query| -> Vec<(String, &'static str)> {
+        let mut m: Vec<_> = q
+            .moves(&start)
+            .unwrap()
+            .iter()
+            .map(|m| (m.mv.notation(db.variant()), m.value.kind()))
+            .collect();
+        m.sort();
+        m
+    };
+    assert_eq!(kinds(&wdl), kinds(&full));
+    assert!(wdl.search_stats().leaf_caches_built > 0, "caches made from the .wdl files");
+    // No line: the search ends in the moving phase, which has no distances.
+    let needed = wdl.analyse(&start).unwrap().line.unwrap_err();
+    assert!(needed.sector.is_moving(), "{needed}");
+    assert!(needed.to_string().contains("a perfect-play line needs distances"), "{needed}");
+
+    // A cache made from a .wdl file is kept while that file is there, and
+    // made again once a full table stands beside it (which then wins).
+    let sector = moving[moving.len() - 1];
+    let origin =
+        |dir: &Path| Database::new(dir, db.variant().clone()).leaf_scores(sector).unwrap().1;
+    assert_eq!(origin(&out), LeafOrigin::Opened);
+    fs::copy(db.table_path(sector), wdl_db.table_path(sector)).unwrap();
+    assert!(matches!(Database::new(&out, db.variant().clone()).tier(sector), Ok(Tier::Full(_))));
+    assert_eq!(origin(&out), LeafOrigin::Built);
+    assert_eq!(origin(&out), LeafOrigin::Opened);
 }

@@ -1,6 +1,7 @@
 //! The placement search's leaf scores (win, draw or loss of every slot of
-//! a sector, 2 bits each), derived from a table and kept beside it as a
-//! file the search maps, so that a query reads no table it has read
+//! a sector, 2 bits each), derived from a table (the full one, or the
+//! win/draw/loss one where the directory holds only that tier:
+//! [`pack_wdl`]) and kept beside it as a file the search maps, so that a query reads no table it has read
 //! before and copies nothing.
 //!
 //! `<db>/leaves/<variant>-<sector>.wdl2`, little-endian:
@@ -47,7 +48,7 @@
 
 use crate::index::Sector;
 pub use crate::table::wdl::{code, decode, pack};
-use crate::table::Table;
+use crate::table::{Table, TableError, WdlTable};
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::fs::File;
@@ -74,19 +75,21 @@ pub struct Source {
     pub len: u64,
     /// The table file's modification time, nanoseconds since 1970.
     pub mtime_ns: u64,
-    /// [`Table::fingerprint`]: CRC-32 of its header and offset table.
+    /// [`Table::fingerprint`] or [`WdlTable::fingerprint`]: CRC-32 of its
+    /// header and offset table.
     pub fingerprint: u32,
 }
 
 impl Source {
-    /// The identity of the opened `table` whose file is `path`.
-    pub fn of<B: AsRef<[u8]>>(table: &Table<B>, path: &Path) -> std::io::Result<Source> {
+    /// The identity of an opened table (full or win/draw/loss) of `len`
+    /// bytes and `fingerprint` whose file is `path`.
+    pub fn of(len: u64, fingerprint: u32, path: &Path) -> std::io::Result<Source> {
         let meta = std::fs::metadata(path)?;
         let mtime_ns = meta
             .modified()?
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
-        Ok(Source { len: table.bytes_on_disk(), mtime_ns, fingerprint: table.fingerprint() })
+        Ok(Source { len, mtime_ns, fingerprint })
     }
 }
 
@@ -158,6 +161,29 @@ pub fn pack_table<B: AsRef<[u8]> + Sync>(
             Ok(())
         },
     )?;
+    Ok(packed)
+}
+
+/// The scores of a win/draw/loss table: its blocks' codes are the
+/// caches' codes, decompressed in parallel one after the other (its
+/// non-canonical slots hold fillers where a full table's hold draws; no
+/// search probes them).
+pub fn pack_wdl<B: AsRef<[u8]> + Sync>(wdl: &WdlTable<B>) -> Result<Vec<u8>, TableError> {
+    let slots = wdl.info().slots;
+    let block_cells = wdl.block_cells() as usize;
+    let mut packed = vec![0u8; data_bytes(slots)];
+    if !block_cells.is_multiple_of(4) {
+        // Not a layout this build writes; the slow way still works.
+        for slot in 0..slots {
+            let code = (wdl.get(slot)?.score() + 1) as u8;
+            packed[(slot / 4) as usize] |= code << (2 * (slot % 4));
+        }
+        return Ok(packed);
+    }
+    packed.par_chunks_mut(block_cells / 4).enumerate().try_for_each(|(block, out)| {
+        out.copy_from_slice(&wdl.block_codes(block)?);
+        Ok(())
+    })?;
     Ok(packed)
 }
 

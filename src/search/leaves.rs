@@ -1,5 +1,6 @@
 //! The leaves of the search: win, loss or draw of positions whose sector
-//! has a table, from the sector's 2-bit scores.
+//! has a table, full or win/draw/loss ([`Database::tier`]), from the
+//! sector's 2-bit scores.
 //!
 //! A probe is then a rank and one memory read instead of a block
 //! decompression. The scores of nine's whole moving phase take 2.3 GB
@@ -114,7 +115,7 @@ impl Leaves {
 
     #[cold]
     fn load(&mut self, db: &Database, sector: Sector) -> Result<Leaf, DbError> {
-        if !sector.is_moving() && !db.has(sector) {
+        if !sector.is_moving() && !db.has_values(sector) {
             return Ok(Leaf::Absent);
         }
         let started = std::time::Instant::now();

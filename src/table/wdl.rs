@@ -2,6 +2,9 @@
 //! every slot, without distances, made from its full table
 //! (`morris export --wdl`): a fifth to a third of its size on nine's big
 //! sectors.
+//! A database directory that holds a sector's `.wdl` file and not its
+//! full table answers from it (`Database::tier`): values without
+//! distances, and the search's leaf caches made from its blocks.
 //!
 //! A `<variant>-<sector>.wdl` file has the layout of a full table (see
 //! [`super`]): the same bincode header (magic `MORRISWD`, its own version,
@@ -134,6 +137,19 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
     /// Blocks in the file.
     pub fn blocks(&self) -> usize {
         self.blocks.count()
+    }
+
+    /// Slots per block: the codes of slots `b * block_cells ..` lie in
+    /// block `b`.
+    pub fn block_cells(&self) -> u64 {
+        self.blocks.block_cells
+    }
+
+    /// CRC-32 of the header and the offset table, as
+    /// [`Table::fingerprint`]: what tells the search's leaf cache made
+    /// from this file that the file has been rewritten.
+    pub fn fingerprint(&self) -> u32 {
+        crc32fast::hash(&self.bytes.as_ref()[..self.blocks.data_start])
     }
 
     /// The outcome for the side to move at `slot` (a canonical slot: a

@@ -139,10 +139,11 @@ pub fn pristine() -> &'static Pristine {
 pub fn answer(q: &Query, p: &Position) -> Result<Answer, String> {
     let v = q.variant();
     let a = q.analyse(p).map_err(|e| e.to_string())?;
+    let line = a.line.map_err(|e| e.to_string())?;
     Ok((
         a.value,
         a.moves.iter().map(|m| (m.mv.notation(v), m.value)).collect(),
-        a.line.moves.iter().map(|m| m.notation(v)).collect(),
+        line.moves.iter().map(|m| m.notation(v)).collect(),
     ))
 }
 

@@ -8,6 +8,8 @@ use morris::arena::{
 use morris::database::Database;
 use morris::game::Repetition;
 use morris::position::Position;
+use morris::query::PERFECT_PLAYER;
+use morris::sectors::{moving_sectors, placement_sectors};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -98,9 +100,15 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         starts,
         repetition: args.repetition,
     };
+    if needs_tables(&spec) {
+        // Before any game: a player that reads the tables needs their
+        // distances, which a win/draw/loss tier does not hold.
+        let sectors = moving_sectors(variant).into_iter().chain(placement_sectors(variant));
+        db.check_distances(sectors, PERFECT_PLAYER)?;
+    }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads(args.threads)).build()?;
     let began = Instant::now();
-    let needs_tables = spec.player.reads_tables() || spec.opponent.reads_tables();
+    let needs_tables = needs_tables(&spec);
     let result = pool.install(|| -> Result<MatchResult> {
         Ok(match args.lookup {
             Lookup::Memory if needs_tables => run_match(variant, &Memory::load(db)?, &spec)?,
@@ -210,4 +218,9 @@ fn read_positions(variant: &morris::Variant, path: &PathBuf) -> Result<Vec<Posit
         bail!("--from {}: no positions in the file", path.display());
     }
     Ok(positions)
+}
+
+/// Whether a player of the match reads the tables.
+fn needs_tables(spec: &MatchSpec) -> bool {
+    spec.player.reads_tables() || spec.opponent.reads_tables()
 }

@@ -8,7 +8,7 @@ use anyhow::Result;
 use morris::database::Database;
 use morris::game::{Game, Repetition};
 use morris::position::{Color, Position};
-use morris::query::{after, describe_value, parse_move, Query};
+use morris::query::{after, describe_value, parse_move, Query, PERFECT_PLAYER};
 use morris::rules::{legal_moves, status, Status};
 use morris::tiebreak::Style;
 use morris::variant::Variant;
@@ -70,6 +70,7 @@ pub fn run(
     // Ask once before the game starts, so a missing table is reported
     // before the human has typed anything.
     query.value(game.position())?;
+    query.check_distances(game.position(), PERFECT_PLAYER)?;
     writeln!(
         out,
         "morris play: {} against the perfect player (database {})",

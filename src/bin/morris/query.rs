@@ -4,7 +4,7 @@
 use crate::common::{describe, ending, parse_position_in, threads};
 use crate::json;
 use anyhow::Result;
-use morris::database::Database;
+use morris::database::{Database, Tier};
 use morris::index::Sector;
 use morris::position::{Move, Position};
 use morris::query::{after, describe_result, play_moves, Analysis, Exactness, Query};
@@ -101,7 +101,17 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let value = query.value(&position);
     end_progress("value");
     let (value, exactness) = value?;
-    write_head(variant, db.dir(), &played, &position, value, exactness, out)?;
+    let from_wdl = matches!(db.tier(Sector::of(&position.state())), Ok(Tier::Wdl(_)));
+    let how = match exactness {
+        Exactness::Exact => "",
+        Exactness::ValueOnly if from_wdl => {
+            " (from the win/draw/loss tier; distances need the full tables)"
+        }
+        Exactness::ValueOnly => {
+            " (proved by a search down to the moving-phase tables; distances need placement tables)"
+        }
+    };
+    write_head(variant, db.dir(), &played, &position, (value, exactness, how), out)?;
     out.flush()?;
     let analysis = query.analyse(&position);
     end_progress("value, moves and line");
@@ -126,14 +136,14 @@ fn summary(s: &SearchStats) -> String {
     )
 }
 
-/// The diagram, where the position comes from, and its value.
+/// The diagram, where the position comes from, and its value, how exact
+/// it is and, where it is not, how it was found (`how`).
 fn write_head(
     variant: &Variant,
     db_dir: &Path,
     played: &[Move],
     position: &Position,
-    value: Value,
-    exactness: Exactness,
+    (value, exactness, how): (Value, Exactness, &str),
     out: &mut impl Write,
 ) -> Result<()> {
     let me = position.to_move;
@@ -156,13 +166,13 @@ fn write_head(
         Status::Lost => format!("{me} has lost: no legal move"),
         Status::Drawn => "Draw: the board is full".to_string(),
     };
-    if exactness != Exactness::Exact {
-        text.push_str(" (proved by a search down to the moving-phase tables; distances need placement tables)");
-    }
+    text.push_str(how);
     field(out, "value", &text)
 }
 
-/// Every move with its result, and the perfect-play line.
+/// Every move with its result, and the perfect-play line (or why there
+/// is none: a sector of which the database holds only the win/draw/loss
+/// tier).
 fn write_moves(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<()> {
     let me = a.position.to_move;
     if a.moves.is_empty() {
@@ -177,7 +187,10 @@ fn write_moves(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<
         };
         writeln!(out, "  {:<width$}  {result}", m.mv.notation(variant))?;
     }
-    let line = &a.line;
+    let line = match &a.line {
+        Ok(line) => line,
+        Err(needed) => return field(out, "line", &format!("none: {needed}")),
+    };
     let summary = if line.cut {
         format!("{}, cut there (the game is drawn)", plies(line.moves.len()))
     } else {
@@ -246,8 +259,11 @@ pub fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Resu
             )
         })
         .collect();
-    let line: Vec<String> =
-        a.line.moves.iter().map(|m| json::string(&m.notation(variant))).collect();
+    let (line, cut) = match &a.line {
+        Ok(line) => (&line.moves[..], line.cut),
+        Err(_) => (&[][..], false),
+    };
+    let line: Vec<String> = line.iter().map(|m| json::string(&m.notation(variant))).collect();
     writeln!(out, "{{")?;
     writeln!(out, "  \"position\": {},", json::string(&a.position.notation(variant)))?;
     writeln!(out, "  \"to_move\": \"{}\",", a.position.to_move.name().to_lowercase())?;
@@ -261,7 +277,14 @@ pub fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Resu
         writeln!(out, "  \"moves\": [\n    {}\n  ],", moves.join(",\n    "))?;
     }
     writeln!(out, "  \"line\": [{}],", line.join(", "))?;
-    writeln!(out, "  \"line_cut\": {}", a.line.cut)?;
+    match &a.line {
+        Ok(_) => writeln!(out, "  \"line_cut\": {cut}")?,
+        // Where the line needs the full tier: why there is none.
+        Err(needed) => {
+            writeln!(out, "  \"line_cut\": {cut},")?;
+            writeln!(out, "  \"line_missing\": {}", json::string(&needed.to_string()))?;
+        }
+    }
     writeln!(out, "}}")?;
     Ok(())
 }

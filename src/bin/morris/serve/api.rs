@@ -219,7 +219,12 @@ fn distances_of(reads: &mut Reads, target: &Target) -> Result<Reply, Reply> {
     }
     let body = match stats::distances_object(db, sector) {
         Ok(object) => format!("{object}\n"),
-        Err(e) if matches!(e.downcast_ref::<DbError>(), Some(DbError::Missing { .. })) => {
+        Err(e)
+            if matches!(
+                e.downcast_ref::<DbError>(),
+                Some(DbError::Missing { .. } | DbError::NeedsFullTier(_))
+            ) =>
+        {
             return Err(Reply::error(404, &one_line(&e)))
         }
         Err(e) => return Err(Reply::error(500, &one_line(&e))),
@@ -485,12 +490,14 @@ fn json_strings(body: &[u8]) -> Result<Vec<String>, String> {
     Ok(strings)
 }
 
-/// 404 for a missing sector (the message names the solve command), 400
-/// for a move that cannot be played, 500 for damaged tables; the message
-/// is the CLI's, causes included.
+/// 404 for a missing sector (the message names the solve command) or
+/// for distances of a sector of which the database holds only the
+/// win/draw/loss tier (the perfect player's move), 400 for a move that
+/// cannot be played, 500 for damaged tables; the message is the CLI's,
+/// causes included.
 fn query_error(err: QueryError) -> Reply {
     let status = match &err {
-        QueryError::Db(DbError::Missing { .. }) => 404,
+        QueryError::Db(DbError::Missing { .. } | DbError::NeedsFullTier(_)) => 404,
         QueryError::Notation(_) | QueryError::Illegal { .. } => 400,
         _ => 500,
     };

@@ -346,7 +346,10 @@ function drawBanner() {
   }
   banner.classList.add(a.value);
   let text = `${who} to move: ${inWords(a.value, a.plies, who)}`;
-  if (!a.exact) text += ' (by search; distances need placement tables)';
+  // line_missing: the database holds only the win/draw/loss tier of a
+  // sector the line needs.
+  if (a.line_missing) text += ' (win/draw/loss tier: distances need the full tables)';
+  else if (!a.exact) text += ' (by search; distances need placement tables)';
   banner.textContent = text;
 }
 
@@ -524,7 +527,9 @@ function drawLine() {
   const a = state.edit ? null : state.analysis;
   $('line-note').textContent = !a
     ? ''
-    : a.line.length === 0
+    : a.line_missing
+      ? `No line: ${a.line_missing}`
+      : a.line.length === 0
       ? 'The game is over.'
       : a.line_cut
         ? `${plies(a.line.length)} shown, cut there: the game is drawn. Click a move to play the line to it.`
