@@ -188,7 +188,7 @@ pub struct FullTierNeeded {
 /// table (values with distances) or, when the directory has none, its
 /// win/draw/loss table (`morris export --wdl`: values without them).
 #[derive(Clone)]
-pub enum Tier {
+pub enum SectorTable {
     /// The full table.
     Full(Arc<Table<Mmap>>),
     /// The win/draw/loss table.
@@ -410,10 +410,10 @@ impl Database {
     /// too), else its win/draw/loss table, opened once and kept. The one
     /// place that chooses between the tiers; a damaged file of the tier
     /// chosen is an error, never a reason to read the other.
-    pub fn tier(&self, sector: Sector) -> Result<Tier, DbError> {
+    pub fn tier(&self, sector: Sector) -> Result<SectorTable, DbError> {
         match self.table(sector) {
-            Ok(table) => Ok(Tier::Full(table)),
-            Err(DbError::NeedsFullTier(_)) => Ok(Tier::Wdl(self.kept_wdl_table(sector)?)),
+            Ok(table) => Ok(SectorTable::Full(table)),
+            Err(DbError::NeedsFullTier(_)) => Ok(SectorTable::Wdl(self.kept_wdl_table(sector)?)),
             Err(e) => Err(e),
         }
     }
@@ -436,7 +436,7 @@ impl Database {
     /// table's path (whether or not it is there).
     pub fn values_path(&self, sector: Sector) -> PathBuf {
         match self.tier(sector) {
-            Ok(Tier::Wdl(_)) => self.wdl_path(sector),
+            Ok(SectorTable::Wdl(_)) => self.wdl_path(sector),
             _ => self.table_path(sector),
         }
     }
@@ -540,7 +540,8 @@ impl Database {
         sectors: impl IntoIterator<Item = Sector>,
         what: &'static str,
     ) -> Result<(), DbError> {
-        let wdl_only = sectors.into_iter().find(|&s| matches!(self.tier(s), Ok(Tier::Wdl(_))));
+        let wdl_only =
+            sectors.into_iter().find(|&s| matches!(self.tier(s), Ok(SectorTable::Wdl(_))));
         match wdl_only {
             Some(sector) => Err(self.needs_full_tier(sector, what)),
             None => Ok(()),
@@ -573,8 +574,8 @@ impl Database {
         let sector = Sector::of(state);
         let slot = self.indexer.sector(sector).rank(state.mover, state.opponent);
         Ok(match self.tier(sector)? {
-            Tier::Full(table) => Stored::Exact(Value::from(Cell(table.get(slot)?))),
-            Tier::Wdl(wdl) => Stored::Outcome(wdl.get(slot)?),
+            SectorTable::Full(table) => Stored::Exact(Value::from(Cell(table.get(slot)?))),
+            SectorTable::Wdl(wdl) => Stored::Outcome(wdl.get(slot)?),
         })
     }
 
@@ -668,11 +669,11 @@ impl Database {
         let (rules, name) = (self.variant.rules_key(), sector.to_string());
         let pack = || -> Result<Vec<u8>, DbError> {
             Ok(match &tier {
-                Tier::Full(_) => {
+                SectorTable::Full(_) => {
                     let own = Table::open(&self.table_path(sector), &rules, &name)?;
                     leaf_cache::pack_table(&own)?
                 }
-                Tier::Wdl(_) => {
+                SectorTable::Wdl(_) => {
                     let own = WdlTable::open(&self.wdl_path(sector), &rules, &name)?;
                     leaf_cache::pack_wdl(&own)?
                 }
@@ -684,10 +685,10 @@ impl Database {
         // The cache records the identity of the file it was made from, so
         // a full table solved after a win/draw/loss one makes it stale.
         let (info, source) = match &tier {
-            Tier::Full(t) => {
+            SectorTable::Full(t) => {
                 (t.info(), Source::of(t.bytes_on_disk(), t.fingerprint(), &self.table_path(sector)))
             }
-            Tier::Wdl(w) => {
+            SectorTable::Wdl(w) => {
                 (w.info(), Source::of(w.bytes_on_disk(), w.fingerprint(), &self.wdl_path(sector)))
             }
         };

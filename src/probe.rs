@@ -16,7 +16,7 @@
 //! `morris probe`, `POST /api/probe` of `morris serve` and the Python
 //! package answer through this module.
 
-use crate::database::{Database, DbError, Tier};
+use crate::database::{Database, DbError, SectorTable};
 use crate::index::Sector;
 use crate::position::{Move, NotationError, Position, State};
 use crate::query::{sort_best_first, Exactness, MoveValue, Query, QueryError};
@@ -461,8 +461,8 @@ fn lookup(db: &Database, states: &[State]) -> (Vec<Looked>, Vec<ProbeError>) {
         let end = at + keys[at..].partition_point(|k| k.0 >> SLOT_BITS == sector_bits);
         let sector = unpack_sector(keys[at].0);
         match db.tier(sector) {
-            Ok(Tier::Wdl(wdl)) => read_wdl(&wdl, &keys[at..end], &mut looked, &mut errors),
-            Ok(Tier::Full(table)) => {
+            Ok(SectorTable::Wdl(wdl)) => read_wdl(&wdl, &keys[at..end], &mut looked, &mut errors),
+            Ok(SectorTable::Full(table)) => {
                 let t = tables.len();
                 let per = table.block_cells();
                 tables.push(table);

@@ -20,7 +20,7 @@
 //! that says so ([`DbError::NeedsFullTier`]); [`Query::analyse`] still
 //! gives the value and the moves, and that error in place of the line.
 
-use crate::database::{Database, DbError, FullTierNeeded, Stored, Tier};
+use crate::database::{Database, DbError, FullTierNeeded, SectorTable, Stored};
 use crate::index::Sector;
 use crate::position::{Color, Move, NotationError, Position, State};
 use crate::rules::{legal_moves, play, status, Status};
@@ -569,8 +569,8 @@ impl<'db> Query<'db> {
         }
         let sector = Sector::of(state);
         match self.db.tier(sector) {
-            Ok(Tier::Full(_)) => Ok(()),
-            Ok(Tier::Wdl(_)) => Err(self.db.needs_full_tier(sector, what).into()),
+            Ok(SectorTable::Full(_)) => Ok(()),
+            Ok(SectorTable::Wdl(_)) => Err(self.db.needs_full_tier(sector, what).into()),
             Err(DbError::Missing { .. }) if !state.is_moving_phase() => {
                 let stones = state.mover_stones() + state.opponent_stones();
                 Ok(self.db.check_moving_distances(stones, what)?)

@@ -9,7 +9,7 @@
 mod common;
 
 use common::scratch;
-use morris::database::{Database, Exported, LeafOrigin, Tier};
+use morris::database::{Database, Exported, LeafOrigin, SectorTable};
 use morris::index::Sector;
 use morris::position::Position;
 use morris::query::{Exactness, Query};
@@ -146,7 +146,10 @@ fn the_placement_search_over_six_whole_s_win_draw_loss_moving_phase_finds_the_ta
         |dir: &Path| Database::new(dir, db.variant().clone()).leaf_scores(sector).unwrap().1;
     assert_eq!(origin(&out), LeafOrigin::Opened);
     fs::copy(db.table_path(sector), wdl_db.table_path(sector)).unwrap();
-    assert!(matches!(Database::new(&out, db.variant().clone()).tier(sector), Ok(Tier::Full(_))));
+    assert!(matches!(
+        Database::new(&out, db.variant().clone()).tier(sector),
+        Ok(SectorTable::Full(_))
+    ));
     assert_eq!(origin(&out), LeafOrigin::Built);
     assert_eq!(origin(&out), LeafOrigin::Opened);
 }

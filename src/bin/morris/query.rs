@@ -4,7 +4,7 @@
 use crate::common::{describe, ending, parse_position_in, threads};
 use crate::json;
 use anyhow::Result;
-use morris::database::{Database, Tier};
+use morris::database::{Database, SectorTable};
 use morris::index::Sector;
 use morris::position::{Move, Position};
 use morris::query::{after, describe_result, play_moves, Analysis, Exactness, Query};
@@ -101,7 +101,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let value = query.value(&position);
     end_progress("value");
     let (value, exactness) = value?;
-    let from_wdl = matches!(db.tier(Sector::of(&position.state())), Ok(Tier::Wdl(_)));
+    let from_wdl = matches!(db.tier(Sector::of(&position.state())), Ok(SectorTable::Wdl(_)));
     let how = match exactness {
         Exactness::Exact => "",
         Exactness::ValueOnly if from_wdl => {
