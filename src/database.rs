@@ -597,6 +597,19 @@ impl Database {
         Ok(cells)
     }
 
+    /// Every slot of `sector`'s win/draw/loss table as a cell of its
+    /// outcome (a loss at 0, a draw, a win at 1), checked block by block,
+    /// in memory as [`Database::load_cells_huge`]'s: what the forward
+    /// check of that tier reads.
+    pub fn load_outcome_cells_huge(&self, sector: Sector) -> Result<HugeCells, DbError> {
+        let table = self.wdl_table(sector)?;
+        let slots = table.info().slots as usize;
+        let mut cells = HugeCells::zeroed(slots)
+            .map_err(io_error(&self.wdl_path(sector), "allocate memory for the cells"))?;
+        table.read_outcome_cells_into(&mut cells)?;
+        Ok(cells)
+    }
+
     /// The win/draw/loss scores of every slot of `sector` (which must
     /// have a table, full or win/draw/loss: [`Database::tier`]), for the
     /// placement search's leaves: shared with the searches before if they

@@ -29,6 +29,11 @@
 //!   same frames. It generates and ranks the placements with its own code
 //!   (the solver's one-pass ranks and mill masks are not used).
 //!
+//! Either tier is checked against itself ([`Tier`]): the full tables
+//! value and distance, the win/draw/loss tables (`morris export --wdl`)
+//! outcome by outcome, read as cells of the shortest distance of their
+//! kind, by the same paths.
+//!
 //! A [`Verifier`] walks the sectors in an order where neighbours read
 //! the same tables (the two sides of a pair; placement sectors that share
 //! a successor) and keeps only the decompressed cells the next sector
@@ -53,6 +58,49 @@ use std::collections::HashMap;
 const CHUNK: u64 = 1 << 14;
 /// Mismatching states kept per sector as examples (those of the lowest slots).
 const EXAMPLES: usize = 5;
+
+/// Which tier of tables a check reads: the full tier (values with their
+/// distances), or the win/draw/loss tier (`morris export --wdl`), whose
+/// outcomes are read as cells of their kind at its shortest distance (a
+/// loss at 0, a win at 1) and compared by kind: a state's recomputed
+/// outcome is a win when a successor is lost, else a draw when one is
+/// drawn, else a loss, as with distances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Tier {
+    /// `<variant>-<sector>.mtb`: value and distance.
+    #[default]
+    Full,
+    /// `<variant>-<sector>.wdl`: the outcome only.
+    Wdl,
+}
+
+impl Tier {
+    /// A recomputed cell as this tier stores it: itself in the full tier,
+    /// its outcome's cell in the win/draw/loss tier.
+    #[inline(always)]
+    fn stored_as(self, cell: u32) -> u32 {
+        match self {
+            Tier::Full => cell,
+            Tier::Wdl if cell == 0 => 0,
+            // Odd cells are losses (even depths), even ones wins.
+            Tier::Wdl => 2 - (cell & 1),
+        }
+    }
+
+    /// Whether the header's `counts` are those the check `found`: every
+    /// count in the full tier, the states, wins, draws and losses in the
+    /// win/draw/loss tier, which keeps the full table's header but not its
+    /// distances.
+    fn counts_agree(self, found: &Counts, header: &Counts) -> bool {
+        match self {
+            Tier::Full => found == header,
+            Tier::Wdl => {
+                (found.states, found.wins, found.draws, found.losses)
+                    == (header.states, header.wins, header.draws, header.losses)
+            }
+        }
+    }
+}
 
 /// The value of `state` from the values of its successors (`lookup`
 /// gives the value of any state that is not over).
@@ -203,6 +251,7 @@ pub fn check_sector(db: &Database, sector: Sector) -> Result<SectorCheck, DbErro
 /// placements lead to. Each item is a sector with what its check found.
 pub struct Verifier<'a> {
     db: &'a Database,
+    tier: Tier,
     plan: Vec<Sector>,
     next: usize,
     /// Decompressed cells of the tables the sector being checked, or the
@@ -211,11 +260,17 @@ pub struct Verifier<'a> {
 }
 
 impl<'a> Verifier<'a> {
-    /// A check of `sectors` of `db`.
+    /// A check of `sectors` of `db`'s full tables.
     pub fn new(db: &'a Database, sectors: &[Sector]) -> Verifier<'a> {
+        Verifier::of_tier(db, sectors, Tier::Full)
+    }
+
+    /// A check of `sectors` of `db`'s tables of `tier`, each against its
+    /// successors in the same tier.
+    pub fn of_tier(db: &'a Database, sectors: &[Sector], tier: Tier) -> Verifier<'a> {
         let mut plan = sectors.to_vec();
         plan.sort_by_key(|&s| plan_order(db.variant(), s));
-        Verifier { db, plan, next: 0, loaded: HashMap::new() }
+        Verifier { db, tier, plan, next: 0, loaded: HashMap::new() }
     }
 
     /// The sectors in the order they are checked.
@@ -231,10 +286,18 @@ impl<'a> Verifier<'a> {
     fn check(&mut self, sector: Sector) -> Result<SectorCheck, DbError> {
         for s in sectors_to_read(self.db.variant(), sector) {
             if !self.loaded.contains_key(&s) {
-                self.loaded.insert(s, self.db.load_cells_huge(s)?);
+                let cells = match self.tier {
+                    Tier::Full => self.db.load_cells_huge(s)?,
+                    Tier::Wdl => self.db.load_outcome_cells_huge(s)?,
+                };
+                self.loaded.insert(s, cells);
             }
         }
-        let table = self.db.table(sector)?;
+        let header = match self.tier {
+            Tier::Full => self.db.table(sector)?.info().counts.clone(),
+            Tier::Wdl => self.db.wdl_table(sector)?.info().counts.clone(),
+        };
+        let tier = self.tier;
         let v = self.db.variant();
         let ix = self.db.indexer();
         let cells = |s: Sector| &self.loaded[&s][..];
@@ -242,11 +305,11 @@ impl<'a> Verifier<'a> {
             let next = successor_sectors(v, sector).placements.expect("placements");
             let fast =
                 PlacementCheck::new(v, ix, sector, cells(next.quiet), next.capture.map(cells));
-            fast.check_all(cells(sector))
+            fast.check_tier(cells(sector), tier)
         } else {
-            MovingCheck::of(v, ix, sector, cells).check_all(cells(sector))
+            MovingCheck::of(v, ix, sector, cells).check_tier(cells(sector), tier)
         };
-        check.counts_agree = found == table.info().counts;
+        check.counts_agree = tier.counts_agree(&found, &header);
         Ok(check)
     }
 
@@ -472,11 +535,17 @@ impl<'a> MovingCheck<'a> {
     /// (`check_by_opponent`); returns what it found and the counts of
     /// `own`.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
+        self.check_tier(own, Tier::Full)
+    }
+
+    /// As `check_all`, with `own` and the successors' cells read as
+    /// `tier` stores them.
+    pub fn check_tier(&self, own: &[u16], tier: Tier) -> (SectorCheck, Counts) {
         check_by_opponent(
             self.v,
             self.ix,
             self.sector,
-            own,
+            (own, tier),
             |o| self.frames(o),
             || self.gathered(),
             |m, f, g| self.gather(m, f, g),
@@ -598,11 +667,12 @@ impl<'a> MovingCheck<'a> {
 /// read: the states are taken [`AHEAD`] at a time, their own slots ranked
 /// (from the opponent's images, made once) and fetched first, so the
 /// reads overlap with each other and with the successors' ranking.
+/// `own` holds cells as `tier` stores them, and so do the successors'.
 fn check_by_opponent<'c, F>(
     v: &Variant,
     ix: &Indexer,
     sector: Sector,
-    own: &[u16],
+    (own, tier): (&[u16], Tier),
     frames: impl Fn(Bits) -> F + Sync,
     gathered: impl Fn() -> Gathered<'c> + Sync,
     gather: impl Fn(Bits, &F, &mut Gathered<'c>) + Sync,
@@ -636,7 +706,7 @@ fn check_by_opponent<'c, F>(
                 for k in 0..pending.len {
                     let (mover, slot) = (pending.movers[k], pending.slots[k]);
                     gather(mover, &frames, &mut g);
-                    let found = g.resolve();
+                    let found = tier.stored_as(g.resolve());
                     check.note(
                         &mut counts,
                         slot,
@@ -736,11 +806,17 @@ impl<'a> PlacementCheck<'a> {
     /// solver does (`check_by_opponent`); returns what it found and the
     /// counts of `own`.
     pub fn check_all(&self, own: &[u16]) -> (SectorCheck, Counts) {
+        self.check_tier(own, Tier::Full)
+    }
+
+    /// As `check_all`, with `own` and the successors' cells read as
+    /// `tier` stores them.
+    pub fn check_tier(&self, own: &[u16], tier: Tier) -> (SectorCheck, Counts) {
         check_by_opponent(
             self.v,
             self.ix,
             self.sector,
-            own,
+            (own, tier),
             |o| self.frames(o),
             || self.gathered(),
             |m, f, g| self.gather(m, f, g),
@@ -974,5 +1050,23 @@ fn prefetch(cell: &u16) {
             cell as *const u16 as *const i8,
             std::arch::x86_64::_MM_HINT_T0,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recomputed cell in the win/draw/loss tier is the cell of its
+    /// outcome at the shortest distance, whatever its depth.
+    #[test]
+    fn the_win_draw_loss_tier_keeps_a_cell_s_kind_alone() {
+        for cell in 0..200u32 {
+            let stored = Tier::Wdl.stored_as(cell);
+            let kind = |c: u32| Value::from(Cell(c as u16)).kind();
+            assert_eq!(kind(stored), kind(cell), "cell {cell}");
+            assert!(stored <= 2, "cell {cell} stored as {stored}");
+            assert_eq!(Tier::Full.stored_as(cell), cell);
+        }
     }
 }

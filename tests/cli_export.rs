@@ -1,7 +1,7 @@
 //! `morris export --wdl` through the binary: it writes a win/draw/loss
 //! table per full table, a second run keeps them all, a damaged one is
 //! written again and a killed run's temporary file removed; `morris
-//! stats` reads the tier's files; `query` and `probe` answer from them
+//! stats` reads the tier's files and `morris verify` checks them; `query` and `probe` answer from them
 //! without distances, `play` and `match` refuse them. The values themselves are compared
 //! with the full tier's in `wdl.rs`.
 
@@ -70,6 +70,12 @@ fn export_writes_every_table_resumes_and_stats_reads_the_tier() {
     assert_eq!(bytes, on_disk);
     let tsv = ok(&out, &["--variant", "six", "stats", "--tsv"]);
     assert_eq!(tsv.lines().count(), tables + 1, "{tsv}");
+    // `verify` on the tier's directory checks the tier against itself.
+    let verified = ok(&out, &["--variant", "six", "verify", "--threads", "2"]);
+    assert!(verified.contains(&format!("checking {tables} win/draw/loss tables")), "{verified}");
+    assert!(verified.contains("every outcome recomputed from its successors"), "{verified}");
+    assert!(verified.contains("every outcome agrees"), "{verified}");
+
     // The full tier's JSON and TSV are as they were: no tier, no WDL rows.
     let full: Json =
         serde_json::from_str(&ok(&db, &["--variant", "six", "stats", "--json"])).unwrap();

@@ -13,7 +13,10 @@ use morris::database::{Database, Exported, LeafOrigin, SectorTable};
 use morris::index::Sector;
 use morris::position::Position;
 use morris::query::{Exactness, Query};
+use morris::stats::Counts;
+use morris::table::write_table;
 use morris::value::{Cell, Outcome, Value};
+use morris::verify::{Tier, Verifier};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -152,4 +155,57 @@ fn the_placement_search_over_six_whole_s_win_draw_loss_moving_phase_finds_the_ta
     ));
     assert_eq!(origin(&out), LeafOrigin::Built);
     assert_eq!(origin(&out), LeafOrigin::Opened);
+}
+
+#[test]
+fn the_forward_check_of_the_tier_passes_and_finds_an_outcome_changed_under_good_checksums() {
+    let dir = scratch();
+    let (db, sectors) = common::solved_both_phases(&dir.path().join("db"), "nine", 8);
+    let out = dir.path().join("wdl");
+    fs::create_dir(&out).unwrap();
+    export(&db, &sectors, &out);
+    let tier = Database::new(&out, db.variant().clone());
+    let mut checked = 0;
+    for (sector, check) in Verifier::of_tier(&tier, &sectors, Tier::Wdl) {
+        let check = check.unwrap();
+        assert_eq!(check.mismatches, 0, "{sector}: {:?}", check.examples);
+        assert!(check.counts_agree, "{sector}");
+        assert_eq!(check.states, db.indexer().sector(sector).canonical_states(), "{sector}");
+        checked += 1;
+    }
+    assert_eq!(checked, sectors.len());
+
+    // One win of 4-4 made a loss in a full table whose header and
+    // checksums agree with it, and exported over the good file.
+    let sector = Sector::moving(4, 4);
+    let mut cells = db.load_cells(sector).unwrap();
+    let index = db.indexer().sector(sector);
+    let mut win = None;
+    index.for_each_in(0..index.slots(), |slot, _, _| {
+        if win.is_none() && Value::from(Cell(cells[slot as usize])).kind() == "win" {
+            win = Some(slot);
+        }
+    });
+    let win = win.expect("4-4 has a win");
+    cells[win as usize] = Cell::from(Value::Loss(0)).0;
+    let mut info = db.table(sector).unwrap().info().clone();
+    info.counts = Counts::tally(&cells, info.counts.states);
+    let changed = Database::new(dir.path().join("changed"), db.variant().clone());
+    fs::create_dir(changed.dir()).unwrap();
+    write_table(&changed.table_path(sector), &info, &cells).unwrap();
+    fs::remove_file(tier.wdl_path(sector)).unwrap();
+    changed.export_wdl(sector, &out, &|| false).unwrap();
+
+    let tier = Database::new(&out, db.variant().clone());
+    let check = Verifier::of_tier(&tier, &[sector], Tier::Wdl).next().unwrap().1.unwrap();
+    assert!(check.counts_agree, "the header was made to agree");
+    assert!(check.mismatches >= 1, "the changed outcome is found");
+    // The examples are the lowest mismatching slots: the changed one is
+    // among them, stored as a loss that its successors make a win, unless
+    // five states before it (its predecessors, now wrong) fill the list.
+    let reported = check.examples.iter().any(|&(slot, stored, recomputed)| {
+        slot == win && stored == Value::Loss(0) && recomputed.kind() == "win"
+    });
+    let crowded = check.examples.len() == 5 && check.examples.iter().all(|e| e.0 < win);
+    assert!(reported || crowded, "slot {win}: {:?}", check.examples);
 }

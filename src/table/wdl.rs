@@ -69,6 +69,10 @@ pub fn code(cell: u16) -> u8 {
     }
 }
 
+/// The cell of each 2-bit code's outcome at its shortest distance: a
+/// loss at 0 (cell 1), a draw (0), a win at 1 (cell 2).
+const OUTCOME_CELLS: [u16; 3] = [1, 0, 2];
+
 /// The score (-1, 0, 1) of a 2-bit code.
 #[inline]
 pub fn decode(code: u8) -> i8 {
@@ -237,6 +241,30 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
             )));
         }
         Ok(())
+    }
+
+    /// Every slot's outcome as a cell of its own kind and the shortest
+    /// distance a cell of that kind has (a loss at 0, a win at 1, a draw),
+    /// into `out` (one cell a slot), every block checked, in parallel: what
+    /// the forward check of this tier reads, with the full tier's code.
+    pub fn read_outcome_cells_into(&self, out: &mut [u16]) -> Result<(), TableError>
+    where
+        B: Sync,
+    {
+        let b = &self.blocks;
+        if out.len() as u64 != b.info.slots {
+            return Err(TableError::BadInput {
+                path: b.path.clone(),
+                what: format!("{} cells asked for a table of {} slots", out.len(), b.info.slots),
+            });
+        }
+        out.par_chunks_mut(b.block_cells as usize).enumerate().try_for_each(|(block, cells)| {
+            let packed = self.block_codes(block)?;
+            for (i, cell) in cells.iter_mut().enumerate() {
+                *cell = OUTCOME_CELLS[(packed[i / 4] >> (2 * (i % 4)) & 3) as usize];
+            }
+            Ok(())
+        })
     }
 
     fn cached_block(&self, block: usize) -> Result<Arc<[u8]>, TableError> {

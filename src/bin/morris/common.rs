@@ -12,6 +12,7 @@ use morris::rules::Status;
 use morris::sectors::{extended_placement_sectors, moving_sectors, placement_sectors};
 use morris::solve::moving_pairs;
 use morris::variant::{Flying, Variant};
+use morris::verify::Tier;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -198,10 +199,19 @@ pub fn count(variant: &Variant, sectors: &[Sector]) -> Vec<Row> {
 /// `solve --extended` wrote (never counted missing). An empty database
 /// is an error.
 pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
+    sectors_of_tier(db, Tier::Full)
+}
+
+/// As [`sectors_in`], for the tables of `tier`.
+pub fn sectors_of_tier(db: &Database, tier: Tier) -> Result<(Vec<Sector>, Vec<Sector>)> {
+    let has = |s: &Sector| match tier {
+        Tier::Full => db.table_path(*s).exists(),
+        Tier::Wdl => db.wdl_path(*s).exists(),
+    };
     let (mut present, mut missing): (Vec<Sector>, Vec<Sector>) =
-        moving_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
+        moving_sectors(db.variant()).into_iter().partition(has);
     let (placed, unplaced): (Vec<Sector>, Vec<Sector>) =
-        placement_sectors(db.variant()).into_iter().partition(|&s| db.table_path(s).exists());
+        placement_sectors(db.variant()).into_iter().partition(has);
     if !placed.is_empty() {
         present.extend(placed);
         missing.extend(unplaced);
@@ -211,32 +221,44 @@ pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
     present.extend(
         extended_placement_sectors(db.variant())
             .into_iter()
-            .filter(|s| !standard.contains(s) && db.table_path(*s).exists()),
+            .filter(|s| !standard.contains(s) && has(s)),
     );
     if present.is_empty() {
-        return Err(NoTables(format!(
-            "no tables of {} in {}: solve some first, e.g. `morris solve --variant {} --max-stones 8 --db {}`",
-            describe(db.variant()),
-            db.dir().display(),
-            db.variant().name(),
-            db.dir().display()
-        ))
-        .into());
+        let (v, dir) = (db.variant(), db.dir().display());
+        let why = match tier {
+            Tier::Full => format!(
+                "no tables of {} in {dir}: solve some first, e.g. `morris solve --variant {} --max-stones 8 --db {dir}`",
+                describe(v),
+                v.name()
+            ),
+            Tier::Wdl => format!(
+                "no win/draw/loss tables of {} in {dir}: write them from a solved database, e.g. `morris --variant {} --db SOLVED export --wdl {dir}`",
+                describe(v),
+                v.name()
+            ),
+        };
+        return Err(NoTables(why).into());
     }
     Ok((present, missing))
+}
+
+/// The tier a command that reads one tier works on: the full tables when
+/// the directory holds any, else the win/draw/loss tables when it holds
+/// those (a directory `morris export --wdl` wrote).
+pub fn tier_held(db: &Database) -> Tier {
+    let any = |tier| sectors_of_tier(db, tier).is_ok();
+    if !any(Tier::Full) && any(Tier::Wdl) {
+        Tier::Wdl
+    } else {
+        Tier::Full
+    }
 }
 
 /// The sectors of the variant that have a win/draw/loss table
 /// (`<variant>-<sector>.wdl`, what `morris export --wdl` writes) in the
 /// database's directory, in the order of [`sectors_in`].
 pub fn wdl_sectors_in(db: &Database) -> Vec<Sector> {
-    let v = db.variant();
-    let mut sectors = moving_sectors(v);
-    sectors.extend(placement_sectors(v));
-    let seen: std::collections::HashSet<Sector> = sectors.iter().copied().collect();
-    sectors.extend(extended_placement_sectors(v).into_iter().filter(|s| !seen.contains(s)));
-    sectors.retain(|&s| db.wdl_path(s).exists());
-    sectors
+    sectors_of_tier(db, Tier::Wdl).map(|(present, _)| present).unwrap_or_default()
 }
 
 /// The database holds no table of the variant; the message names the

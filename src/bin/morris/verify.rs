@@ -1,13 +1,14 @@
 //! `morris verify`: every table's checksums, then the independent forward
 //! check of every stored value; a non-zero exit when anything is wrong.
 
-use crate::common::{describe, missing_names, sectors_in, threads};
+use crate::common::{describe, missing_names, sectors_of_tier, threads, tier_held};
 use crate::progress::sector_bar;
 use crate::units;
 use anyhow::{anyhow, bail, Result};
-use morris::database::Database;
+use morris::database::{Database, Stored};
 use morris::position::{Color, Position, State};
-use morris::verify::{SectorCheck, Verifier};
+use morris::value::{Outcome, Value};
+use morris::verify::{SectorCheck, Tier, Verifier};
 use std::io::Write;
 use std::time::Instant;
 
@@ -63,7 +64,10 @@ impl Args {
 }
 
 pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
-    let (mut present, missing) = sectors_in(db)?;
+    // A directory `export --wdl` wrote holds only the win/draw/loss tier:
+    // that is checked then, outcome by outcome, against itself.
+    let tier = tier_held(db);
+    let (mut present, missing) = sectors_of_tier(db, tier)?;
     present.retain(|&s| args.wants(s));
     if present.is_empty() {
         bail!("no table in {} is of the phase and stones asked for", db.dir().display());
@@ -72,10 +76,18 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     writeln!(
         out,
-        "{}: checking {} tables in {}: checksums, header counts, and every value recomputed from its successors",
+        "{}: checking {} {} in {}: checksums, header counts, and every {} recomputed from its successors",
         describe(db.variant()),
         present.len(),
-        db.dir().display()
+        match tier {
+            Tier::Full => "tables",
+            Tier::Wdl => "win/draw/loss tables",
+        },
+        db.dir().display(),
+        match tier {
+            Tier::Full => "value",
+            Tier::Wdl => "outcome",
+        },
     )?;
     writeln!(
         out,
@@ -90,7 +102,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let start = Instant::now();
     let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, Vec::new());
     // Sectors that read the same tables one after the other (see `Verifier`).
-    let mut verifier = Verifier::new(db, &present);
+    let mut verifier = Verifier::of_tier(db, &present, tier);
     while let Some(sector) = verifier.peek() {
         bar.set_message(format!("checking {sector}"));
         let t = Instant::now();
@@ -135,7 +147,10 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         present.len(),
         start.elapsed().as_secs_f64(),
         if failed.is_empty() {
-            "every value agrees".to_string()
+            match tier {
+                Tier::Full => "every value agrees".to_string(),
+                Tier::Wdl => "every outcome agrees".to_string(),
+            }
         } else {
             format!("{mismatches} mismatches")
         }
@@ -151,7 +166,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
             missing_names(&missing_asked, args.all)
         )?;
     }
-    start_position(db, &missing, out)?;
+    start_position(db, tier, &missing, out)?;
     out.flush()?;
     if !failed.is_empty() {
         bail!(
@@ -190,17 +205,19 @@ fn examples(db: &Database, check: &SectorCheck) -> Vec<String> {
 }
 
 /// The value of the start position, once the database is complete, with
-/// the published value where there is one.
+/// the published value where there is one (by outcome alone when the
+/// database holds the win/draw/loss tier).
 fn start_position(
     db: &Database,
+    tier: Tier,
     missing: &[morris::index::Sector],
     out: &mut impl Write,
 ) -> Result<()> {
     let v = db.variant();
     let start = Position::start(v);
     let start_sector = morris::index::Sector::of(&start.state());
-    if !missing.is_empty() || !db.has(start_sector) {
-        let why = if db.has(start_sector) {
+    if !missing.is_empty() || !db.has_values(start_sector) {
+        let why = if db.has_values(start_sector) {
             "the database is incomplete"
         } else {
             "the placement phase is not solved"
@@ -208,10 +225,24 @@ fn start_position(
         writeln!(out, "start position of {}: not checked ({why})", v.name())?;
         return Ok(());
     }
-    let value = db.value(&start.state())?;
-    let text = morris::query::describe_value(value, start.to_move);
+    let (value, text) = match db.stored(&start.state())? {
+        Stored::Exact(value) => (value, morris::query::describe_value(value, start.to_move)),
+        Stored::Outcome(outcome) => {
+            let to_move = start.to_move;
+            let text = match outcome {
+                Outcome::Win => format!("{to_move} wins (no distance in this tier)"),
+                Outcome::Loss => format!("{to_move} loses (no distance in this tier)"),
+                Outcome::Draw => "Draw".to_string(),
+            };
+            (Value::of_outcome(outcome), text)
+        }
+    };
+    let same = |published: Value| match tier {
+        Tier::Full => published == value,
+        Tier::Wdl => published.kind() == value.kind(),
+    };
     match published_start_value(v) {
-        Some(published) if published == value => {
+        Some(published) if same(published) => {
             writeln!(out, "start position of {}: {text}, as published: it matches", v.name())?;
         }
         Some(published) => {
@@ -221,7 +252,7 @@ fn start_position(
                 v.name()
             )?;
             bail!(
-                "the start position of {} is {value}, but the published value is {published}",
+                "the start position of {} is {text}, but the published value is {published}",
                 v.name()
             );
         }
