@@ -591,4 +591,13 @@ fn a_win_draw_loss_directory_is_served_without_distances_and_without_the_perfect
     let target = format!("/api/move?variant=six&position={}", encode(position));
     let error = server.error(&target, 404);
     assert!(error.contains("the perfect player needs distances"), "{error}");
+    // The listing counts the tier's tables and gives the start's outcome.
+    let json = server.json("/api/variants", 200);
+    let six = json["variants"].as_array().unwrap().iter().find(|v| v["name"] == "six").unwrap();
+    assert_eq!(six["moving"]["solved"], six["moving"]["sectors"], "{six}");
+    assert_eq!(six["placement"]["solved"], six["placement"]["sectors"], "{six}");
+    assert_eq!(
+        (&six["start_value"]["value"], &six["start_value"]["plies"]),
+        (&Json::from("draw"), &Json::Null)
+    );
 }

@@ -7,7 +7,7 @@
 use super::http::{Reply, Target};
 use crate::common::{describe, one_line, parse_position_in, NoTables};
 use crate::{json, query, stats};
-use morris::database::{Database, DbError};
+use morris::database::{Database, DbError, Stored};
 use morris::game::{Game, Repetition};
 use morris::index::Sector;
 use morris::position::Position;
@@ -135,7 +135,7 @@ pub fn search_key(site: &Site, url: &str) -> Option<(String, String)> {
     // A position of a game from another start is searched unless its own
     // table is there (`solve --extended` then solved all it leads to).
     let state = position.state();
-    if state.is_moving_phase() || site.has_all_placement(db) && db.has(Sector::of(&state)) {
+    if state.is_moving_phase() || site.has_all_placement(db) && db.has_values(Sector::of(&state)) {
         return None;
     }
     let moves = target.get("moves").unwrap_or("");
@@ -549,9 +549,11 @@ fn files_in(dir: &Path) -> HashSet<OsString> {
         .unwrap_or_default()
 }
 
-/// Whether the table of `sector` is among `files`.
+/// Whether a table of `sector`, of either tier, is among `files`.
 fn has_table(db: &Database, files: &HashSet<OsString>, sector: Sector) -> bool {
-    db.table_path(sector).file_name().is_some_and(|name| files.contains(name))
+    [db.table_path(sector), db.wdl_path(sector)]
+        .iter()
+        .any(|path| path.file_name().is_some_and(|name| files.contains(name)))
 }
 
 fn variant_json(db: &Database, files: &HashSet<OsString>) -> String {
@@ -576,19 +578,20 @@ fn variant_json(db: &Database, files: &HashSet<OsString>) -> String {
 }
 
 /// The start's value from its table, or `null`: the placement search
-/// could take minutes (nine), which a listing must not wait for.
+/// could take minutes (nine), which a listing must not wait for. From
+/// the win/draw/loss tier, `plies` is `null`.
 fn start_value(db: &Database, files: &HashSet<OsString>, start: &Position) -> String {
     let state = start.state();
     if !has_table(db, files, Sector::of(&state)) {
         return "null".to_string();
     }
-    match db.value(&state) {
-        Ok(value) => {
-            let plies = value.plies().map_or("null".to_string(), |d| d.to_string());
-            format!("{{\"value\": \"{}\", \"plies\": {plies}}}", value.kind())
-        }
-        Err(_) => "null".to_string(),
-    }
+    let (kind, plies) = match db.stored(&state) {
+        Ok(Stored::Exact(value)) => (value.kind(), value.plies()),
+        Ok(Stored::Outcome(outcome)) => (outcome.kind(), None),
+        Err(_) => return "null".to_string(),
+    };
+    let plies = plies.map_or("null".to_string(), |d| d.to_string());
+    format!("{{\"value\": \"{kind}\", \"plies\": {plies}}}")
 }
 
 /// The board's geometry for drawing it: the grid size, each point's name
