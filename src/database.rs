@@ -206,6 +206,19 @@ pub enum Stored {
     Outcome(Outcome),
 }
 
+/// `slots` cells in huge-page memory, filled by `fill` from the table at
+/// `path` (named if the memory cannot be had).
+fn huge_cells(
+    path: &Path,
+    slots: u64,
+    fill: impl FnOnce(&mut [u16]) -> Result<(), TableError>,
+) -> Result<HugeCells, DbError> {
+    let mut cells = HugeCells::zeroed(slots as usize)
+        .map_err(io_error(path, "allocate memory for the cells"))?;
+    fill(&mut cells)?;
+    Ok(cells)
+}
+
 pub(crate) fn io_error<'a>(
     path: &'a Path,
     op: &'static str,
@@ -590,11 +603,7 @@ impl Database {
     /// every read.
     pub fn load_cells_huge(&self, sector: Sector) -> Result<HugeCells, DbError> {
         let table = self.table(sector)?;
-        let slots = table.info().slots as usize;
-        let mut cells = HugeCells::zeroed(slots)
-            .map_err(io_error(&self.table_path(sector), "allocate memory for the cells"))?;
-        table.read_all_into(&mut cells)?;
-        Ok(cells)
+        huge_cells(&self.table_path(sector), table.info().slots, |c| table.read_all_into(c))
     }
 
     /// Every slot of `sector`'s win/draw/loss table as a cell of its
@@ -602,12 +611,9 @@ impl Database {
     /// in memory as [`Database::load_cells_huge`]'s: what the forward
     /// check of that tier reads.
     pub fn load_outcome_cells_huge(&self, sector: Sector) -> Result<HugeCells, DbError> {
-        let table = self.wdl_table(sector)?;
-        let slots = table.info().slots as usize;
-        let mut cells = HugeCells::zeroed(slots)
-            .map_err(io_error(&self.wdl_path(sector), "allocate memory for the cells"))?;
-        table.read_outcome_cells_into(&mut cells)?;
-        Ok(cells)
+        let (table, path) = (self.wdl_table(sector)?, self.wdl_path(sector));
+        self.check_slots(sector, table.info(), &path)?;
+        huge_cells(&path, table.info().slots, |c| table.read_outcome_cells_into(c))
     }
 
     /// The win/draw/loss scores of every slot of `sector` (which must

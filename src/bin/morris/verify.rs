@@ -67,6 +67,10 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     // A directory `export --wdl` wrote holds only the win/draw/loss tier:
     // that is checked then, outcome by outcome, against itself.
     let tier = tier_held(db);
+    let (tables, value) = match tier {
+        Tier::Full => ("tables", "value"),
+        Tier::Wdl => ("win/draw/loss tables", "outcome"),
+    };
     let (mut present, missing) = sectors_of_tier(db, tier)?;
     present.retain(|&s| args.wants(s));
     if present.is_empty() {
@@ -76,18 +80,10 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     writeln!(
         out,
-        "{}: checking {} {} in {}: checksums, header counts, and every {} recomputed from its successors",
+        "{}: checking {} {tables} in {}: checksums, header counts, and every {value} recomputed from its successors",
         describe(db.variant()),
         present.len(),
-        match tier {
-            Tier::Full => "tables",
-            Tier::Wdl => "win/draw/loss tables",
-        },
         db.dir().display(),
-        match tier {
-            Tier::Full => "value",
-            Tier::Wdl => "outcome",
-        },
     )?;
     writeln!(
         out,
@@ -147,10 +143,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         present.len(),
         start.elapsed().as_secs_f64(),
         if failed.is_empty() {
-            match tier {
-                Tier::Full => "every value agrees".to_string(),
-                Tier::Wdl => "every outcome agrees".to_string(),
-            }
+            format!("every {value} agrees")
         } else {
             format!("{mismatches} mismatches")
         }
