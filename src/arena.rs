@@ -120,7 +120,12 @@ impl Values for Blocks<'_> {
             return Ok(Value::Loss(0));
         }
         let sector = Sector::of(state);
-        let per_block = self.db.table(sector)?.block_cells();
+        let per_block = match self.db.table(sector) {
+            Ok(table) => table.block_cells(),
+            // No blocks: its value is one ply over its successors' tables.
+            Err(DbError::Derived { .. }) => return self.db.value(state),
+            Err(e) => return Err(e),
+        };
         let slot = self.db.indexer().sector(sector).rank(state.mover, state.opponent);
         let cells = self.block(sector, (slot / per_block) as u32)?;
         Ok(Value::from(Cell(cells[(slot % per_block) as usize])))

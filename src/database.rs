@@ -18,6 +18,7 @@
 
 pub mod checkpoint;
 mod compact;
+pub mod derived;
 pub mod leaf_cache;
 pub mod lock;
 pub mod space;
@@ -31,13 +32,16 @@ use crate::solve::plan::Job;
 use crate::solve::{moving_pairs, MovingPair, ResumePoint, SolveError};
 use crate::stats::Counts;
 use crate::table::{
-    max_table_bytes, write_table, write_wdl, Table, TableError, TableInfo, WdlTable,
+    max_table_bytes, write_table, write_wdl, DerivedStub, Table, TableError, TableInfo, WdlTable,
 };
 use crate::value::{Cell, Outcome, Value};
 use crate::variant::Variant;
+use crate::verify::Tier;
 pub use compact::Compacted;
+pub use derived::{plan_derived, DerivedOne};
 use leaf_cache::{Expected, LeafScores, Source};
 use memmap2::{Mmap, MmapMut};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fs;
 use std::io::ErrorKind;
@@ -160,6 +164,15 @@ pub enum DbError {
     /// where distances were asked for.
     #[error(transparent)]
     NeedsFullTier(#[from] FullTierNeeded),
+    /// A derived sector (`morris compact --derive`) read as a table: its
+    /// values come from one ply over its successors' tables.
+    #[error("sector {sector} of {} is derived: its cells were left out (each value comes from one ply of search over the sectors its moves lead to), so it has no table to read", dir.display())]
+    Derived {
+        /// The sector.
+        sector: Sector,
+        /// The database directory.
+        dir: PathBuf,
+    },
 }
 
 /// What asks for distances where a directory holds only the
@@ -193,6 +206,9 @@ pub enum SectorTable {
     Full(Arc<Table<Mmap>>),
     /// The win/draw/loss table.
     Wdl(Arc<WdlTable<Mmap>>),
+    /// Neither: a derived sector, whose values one ply of search over its
+    /// successors' tables gives back ([`derived`]); its stub.
+    Derived(Arc<DerivedStub>),
 }
 
 /// A stored value ([`Database::stored`]): exact with its distance from a
@@ -246,6 +262,8 @@ pub struct Database {
     /// The win/draw/loss tables of sectors without a full table, opened
     /// once and kept, as the full tables are.
     open_wdl: Mutex<HashMap<Sector, Arc<WdlTable<Mmap>>>>,
+    /// The stubs of derived sectors, read once and kept.
+    open_derived: Mutex<HashMap<Sector, Arc<DerivedStub>>>,
     /// The placement search's leaf scores, shared by every search on the
     /// database: mapped cache files for as long as the database lives
     /// (page cache, not memory of the process's own), copies in memory
@@ -269,6 +287,7 @@ impl Database {
             indexer,
             open: Mutex::new(HashMap::new()),
             open_wdl: Mutex::new(HashMap::new()),
+            open_derived: Mutex::new(HashMap::new()),
             leaves: Mutex::new(HashMap::new()),
             no_leaf_cache: AtomicBool::new(false),
             lock: Mutex::new(None),
@@ -411,6 +430,9 @@ impl Database {
             if self.wdl_path(sector).exists() {
                 return Err(self.needs_full_tier(sector, "what was asked"));
             }
+            if self.derived_path(sector).exists() {
+                return Err(DbError::Derived { sector, dir: self.dir.clone() });
+            }
             return Err(self.missing(sector));
         }
         let table = Arc::new(Table::open(&path, &self.variant.rules_key(), &sector.to_string())?);
@@ -427,6 +449,7 @@ impl Database {
         match self.table(sector) {
             Ok(table) => Ok(SectorTable::Full(table)),
             Err(DbError::NeedsFullTier(_)) => Ok(SectorTable::Wdl(self.kept_wdl_table(sector)?)),
+            Err(DbError::Derived { .. }) => Ok(SectorTable::Derived(self.kept_derived(sector)?)),
             Err(e) => Err(e),
         }
     }
@@ -489,9 +512,15 @@ impl Database {
         Ok([shared, own])
     }
 
-    /// Whether `sector` has a full table that opens under these rules.
+    /// Whether `sector` has a full table that opens under these rules, or
+    /// is derived ([`derived`]): solved, as far as a solve is concerned
+    /// (its cells are recomputed where a solve reads them).
     pub fn has(&self, sector: Sector) -> bool {
-        self.table(sector).is_ok()
+        match self.table(sector) {
+            Ok(_) => true,
+            Err(DbError::Derived { .. }) => self.kept_derived(sector).is_ok(),
+            Err(_) => false,
+        }
     }
 
     /// The error for a sector that is not there.
@@ -589,11 +618,15 @@ impl Database {
         Ok(match self.tier(sector)? {
             SectorTable::Full(table) => Stored::Exact(Value::from(Cell(table.get(slot)?))),
             SectorTable::Wdl(wdl) => Stored::Outcome(wdl.get(slot)?),
+            SectorTable::Derived(_) => self.derived_stored(state)?,
         })
     }
 
     /// Every cell of a sector, checked block by block.
     pub fn load_cells(&self, sector: Sector) -> Result<Vec<u16>, DbError> {
+        if let Ok(SectorTable::Derived(_)) = self.tier(sector) {
+            return Ok(self.derived_cells(sector, Tier::Full)?.to_vec());
+        }
         Ok(self.table(sector)?.read_all()?)
     }
 
@@ -601,7 +634,11 @@ impl Database {
     /// huge pages where the system grants them: for readers that jump
     /// around a large table, which would otherwise miss the TLB on nearly
     /// every read.
+    /// A derived sector's cells are recomputed from its successors'.
     pub fn load_cells_huge(&self, sector: Sector) -> Result<HugeCells, DbError> {
+        if let Ok(SectorTable::Derived(_)) = self.tier(sector) {
+            return self.derived_cells(sector, Tier::Full);
+        }
         let table = self.table(sector)?;
         huge_cells(&self.table_path(sector), table.info().slots, |c| table.read_all_into(c))
     }
@@ -610,7 +647,13 @@ impl Database {
     /// outcome (a loss at 0, a draw, a win at 1), checked block by block,
     /// in memory as [`Database::load_cells_huge`]'s: what the forward
     /// check of that tier reads.
+    /// A derived sector's are recomputed from its successors' outcomes.
     pub fn load_outcome_cells_huge(&self, sector: Sector) -> Result<HugeCells, DbError> {
+        if !self.wdl_path(sector).exists() && self.derived_path(sector).exists() {
+            let mut cells = self.derived_cells(sector, self.derived_tier(sector)?)?;
+            cells.par_iter_mut().for_each(|c| *c = Tier::Wdl.stored_as(u32::from(*c)) as u16);
+            return Ok(cells);
+        }
         let (table, path) = (self.wdl_table(sector)?, self.wdl_path(sector));
         self.check_slots(sector, table.info(), &path)?;
         huge_cells(&path, table.info().slots, |c| table.read_outcome_cells_into(c))
@@ -681,6 +724,15 @@ impl Database {
         rebuild: bool,
     ) -> Result<(Arc<LeafScores>, LeafOrigin), DbError> {
         let tier = self.tier(sector)?;
+        if let SectorTable::Derived(_) = tier {
+            // Recomputed from its successors, kept in memory only: a
+            // cache file would need a source to be checked against.
+            let cells = self.derived_cells(sector, self.derived_tier(sector)?)?;
+            return Ok((
+                Arc::new(LeafScores::copied(leaf_cache::pack(&cells))),
+                LeafOrigin::Copied,
+            ));
+        }
         let path = self.leaf_cache_path(sector);
         // The scores from a map of the table of its own, unmapped when
         // they are packed: the table this database keeps open would keep
@@ -696,6 +748,7 @@ impl Database {
                     let own = WdlTable::open(&self.wdl_path(sector), &rules, &name)?;
                     leaf_cache::pack_wdl(&own)?
                 }
+                SectorTable::Derived(_) => unreachable!("answered above"),
             })
         };
         let copy = || -> Result<_, DbError> {
@@ -710,6 +763,7 @@ impl Database {
             SectorTable::Wdl(w) => {
                 (w.info(), Source::of(w.bytes_on_disk(), w.fingerprint(), &self.wdl_path(sector)))
             }
+            SectorTable::Derived(_) => unreachable!("answered above"),
         };
         let Ok(source) = source else {
             return copy();

@@ -16,7 +16,7 @@
 //! `morris probe`, `POST /api/probe` of `morris serve` and the Python
 //! package answer through this module.
 
-use crate::database::{Database, DbError, SectorTable};
+use crate::database::{Database, DbError, SectorTable, Stored};
 use crate::index::Sector;
 use crate::position::{Move, NotationError, Position, State};
 use crate::query::{sort_best_first, Exactness, MoveValue, Query, QueryError};
@@ -462,6 +462,9 @@ fn lookup(db: &Database, states: &[State]) -> (Vec<Looked>, Vec<ProbeError>) {
         let sector = unpack_sector(keys[at].0);
         match db.tier(sector) {
             Ok(SectorTable::Wdl(wdl)) => read_wdl(&wdl, &keys[at..end], &mut looked, &mut errors),
+            Ok(SectorTable::Derived(_)) => {
+                read_derived(db, states, &keys[at..end], &mut looked, &mut errors)
+            }
             Ok(SectorTable::Full(table)) => {
                 let t = tables.len();
                 let per = table.block_cells();
@@ -557,6 +560,29 @@ fn read_wdl<B: AsRef<[u8]>>(
                 return;
             }
         }
+    }
+}
+
+/// The states of `keys` (of one derived sector) by one ply over their
+/// successors' tables ([`Database::stored`]), into `looked`, in parallel.
+fn read_derived(
+    db: &Database,
+    states: &[State],
+    keys: &[(u64, u32)],
+    looked: &mut [Looked],
+    errors: &mut Vec<ProbeError>,
+) {
+    let found: Vec<(u32, Result<Stored, DbError>)> =
+        keys.par_iter().map(|&(_, i)| (i, db.stored(&states[i as usize]))).collect();
+    for (i, result) in found {
+        looked[i as usize] = match result {
+            Ok(Stored::Exact(value)) => Looked::Value(value),
+            Ok(Stored::Outcome(outcome)) => Looked::Outcome(outcome),
+            Err(e) => {
+                errors.push(ProbeError::Db(Arc::new(e)));
+                Looked::Error(errors.len() as u32 - 1)
+            }
+        };
     }
 }
 

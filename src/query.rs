@@ -571,6 +571,11 @@ impl<'db> Query<'db> {
         match self.db.tier(sector) {
             Ok(SectorTable::Full(_)) => Ok(()),
             Ok(SectorTable::Wdl(_)) => Err(self.db.needs_full_tier(sector, what).into()),
+            // Exact where its successors are: their tier decides.
+            Ok(SectorTable::Derived(_)) => match self.db.stored(state)? {
+                Stored::Exact(_) => Ok(()),
+                Stored::Outcome(_) => Err(self.db.needs_full_tier(sector, what).into()),
+            },
             Err(DbError::Missing { .. }) if !state.is_moving_phase() => {
                 let stones = state.mover_stones() + state.opponent_stones();
                 Ok(self.db.check_moving_distances(stones, what)?)

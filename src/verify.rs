@@ -42,7 +42,7 @@
 //! keeping every table a later sector needs held 20 GiB at once in
 //! nine's placement phase.
 
-use crate::database::{Database, DbError};
+use crate::database::{Database, DbError, SectorTable};
 use crate::huge::HugeCells;
 use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
 use crate::position::State;
@@ -53,6 +53,7 @@ use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU16, Ordering};
 
 /// Slots handled by one rayon task.
 const CHUNK: u64 = 1 << 14;
@@ -78,7 +79,7 @@ impl Tier {
     /// A recomputed cell as this tier stores it: itself in the full tier,
     /// its outcome's cell in the win/draw/loss tier.
     #[inline(always)]
-    fn stored_as(self, cell: u32) -> u32 {
+    pub(crate) fn stored_as(self, cell: u32) -> u32 {
         match self {
             Tier::Full => cell,
             Tier::Wdl if cell == 0 => 0,
@@ -91,7 +92,7 @@ impl Tier {
     /// count in the full tier, the states, wins, draws and losses in the
     /// win/draw/loss tier, which keeps the full table's header but not its
     /// distances.
-    fn counts_agree(self, found: &Counts, header: &Counts) -> bool {
+    pub fn counts_agree(self, found: &Counts, header: &Counts) -> bool {
         match self {
             Tier::Full => found == header,
             Tier::Wdl => {
@@ -246,6 +247,69 @@ pub fn check_sector(db: &Database, sector: Sector) -> Result<SectorCheck, DbErro
     verifier.next().map(|(_, check)| check).expect("one sector to check")
 }
 
+/// The forward check that fits a sector: [`PlacementCheck`] where the
+/// mover places from its hand and may not slide, else [`MovingCheck`].
+enum Forward<'a> {
+    Placement(PlacementCheck<'a>),
+    Moving(MovingCheck<'a>),
+}
+
+impl<'a> Forward<'a> {
+    /// The check of `sector`, given the cells of the sectors its moves
+    /// lead to ([`successor_sectors`]).
+    fn of(
+        v: &'a Variant,
+        ix: &'a Indexer,
+        sector: Sector,
+        cells: impl Fn(Sector) -> &'a [u16],
+    ) -> Self {
+        if sector.mover_hand > 0 && !v.move_while_placing() {
+            let next = successor_sectors(v, sector).placements.expect("placements");
+            let capture = next.capture.map(&cells);
+            Forward::Placement(PlacementCheck::new(v, ix, sector, cells(next.quiet), capture))
+        } else {
+            Forward::Moving(MovingCheck::of(v, ix, sector, cells))
+        }
+    }
+
+    fn check_tier(&self, own: &[u16], tier: Tier) -> (SectorCheck, Counts) {
+        match self {
+            Forward::Placement(c) => c.check_tier(own, tier),
+            Forward::Moving(c) => c.check_tier(own, tier),
+        }
+    }
+
+    fn fill_tier(&self, out: &mut [u16], tier: Tier) -> Counts {
+        match self {
+            Forward::Placement(c) => c.fill_tier(out, tier),
+            Forward::Moving(c) => c.fill_tier(out, tier),
+        }
+    }
+}
+
+/// The cells of a derived sector (one whose table was left out, see
+/// `crate::database::derived`): every canonical state's cell recomputed
+/// from the cells of the sectors its moves lead to (`cells`, as `tier`
+/// stores them), written into `out` (the sector's slots; the others are
+/// left as they are), by the forward check's walks. Returns their counts.
+pub fn derive_cells<'a>(
+    v: &'a Variant,
+    ix: &'a Indexer,
+    sector: Sector,
+    cells: impl Fn(Sector) -> &'a [u16],
+    out: &mut [u16],
+    tier: Tier,
+) -> Counts {
+    Forward::of(v, ix, sector, cells).fill_tier(out, tier)
+}
+
+/// `cells` as atomic cells, for threads that write distinct slots.
+fn atomic_cells(cells: &mut [u16]) -> &[AtomicU16] {
+    // Safety: `AtomicU16` has the size and alignment of `u16`, and the
+    // exclusive borrow means no other access while the result lives.
+    unsafe { &*(cells as *mut [u16] as *const [AtomicU16]) }
+}
+
 /// Checks sectors in an order where neighbours share tables: the moving
 /// phase pair by pair, then the placement sectors by the tables their
 /// placements lead to. Each item is a sector with what its check found.
@@ -284,6 +348,9 @@ impl<'a> Verifier<'a> {
     }
 
     fn check(&mut self, sector: Sector) -> Result<SectorCheck, DbError> {
+        if let Ok(SectorTable::Derived(stub)) = self.db.tier(sector) {
+            return self.check_derived(sector, stub.info().counts.states);
+        }
         for s in sectors_to_read(self.db.variant(), sector) {
             if !self.loaded.contains_key(&s) {
                 let cells = match self.tier {
@@ -301,16 +368,22 @@ impl<'a> Verifier<'a> {
         let v = self.db.variant();
         let ix = self.db.indexer();
         let cells = |s: Sector| &self.loaded[&s][..];
-        let (mut check, found) = if sector.mover_hand > 0 && !v.move_while_placing() {
-            let next = successor_sectors(v, sector).placements.expect("placements");
-            let fast =
-                PlacementCheck::new(v, ix, sector, cells(next.quiet), next.capture.map(cells));
-            fast.check_tier(cells(sector), tier)
-        } else {
-            MovingCheck::of(v, ix, sector, cells).check_tier(cells(sector), tier)
-        };
+        let (mut check, found) = Forward::of(v, ix, sector, cells).check_tier(cells(sector), tier);
         check.counts_agree = tier.counts_agree(&found, &header);
         Ok(check)
+    }
+
+    /// A derived sector's check: its cells recomputed from its
+    /// successors' (which the checks of those sectors hold to theirs), and
+    /// their counts compared with its stub's; the cells are kept for the
+    /// sectors that read them.
+    fn check_derived(&mut self, sector: Sector, states: u64) -> Result<SectorCheck, DbError> {
+        let cells = match self.tier {
+            Tier::Full => self.db.load_cells_huge(sector)?,
+            Tier::Wdl => self.db.load_outcome_cells_huge(sector)?,
+        };
+        self.loaded.insert(sector, cells);
+        Ok(SectorCheck { sector, states, counts_agree: true, ..Default::default() })
     }
 
     /// Drops the cells the next sector to check does not read. A table a
@@ -552,6 +625,21 @@ impl<'a> MovingCheck<'a> {
         )
     }
 
+    /// Every canonical state's recomputed cell, as `tier` stores it,
+    /// into `out`; returns their counts ([`derive_cells`]).
+    pub fn fill_tier(&self, out: &mut [u16], tier: Tier) -> Counts {
+        walk_by_opponent(
+            self.v,
+            self.ix,
+            self.sector,
+            (&Fill(atomic_cells(out)), tier),
+            |o| self.frames(o),
+            || self.gathered(),
+            |m, f, g| self.gather(m, f, g),
+        )
+        .1
+    }
+
     /// The cell the successors of the state (`mover`, `opponent`) give it,
     /// wider than a cell so a depth past the deepest a cell holds shows as
     /// a mismatch rather than wrapping.
@@ -677,6 +765,73 @@ fn check_by_opponent<'c, F>(
     gathered: impl Fn() -> Gathered<'c> + Sync,
     gather: impl Fn(Bits, &F, &mut Gathered<'c>) + Sync,
 ) -> (SectorCheck, Counts) {
+    walk_by_opponent(v, ix, sector, (&Compare(own), tier), frames, gathered, gather)
+}
+
+/// What [`walk_by_opponent`] does with each state's recomputed cell.
+trait Sink: Sync {
+    /// Slots of the sector's own cells.
+    fn len(&self) -> usize;
+    /// Hints that the cell of `slot` comes next.
+    fn prefetch(&self, slot: u64);
+    /// Takes the recomputed cell `found` (as the tier stores it) of `slot`.
+    fn take(&self, check: &mut SectorCheck, counts: &mut Counts, slot: u64, found: u32);
+}
+
+/// The check: each recomputed cell against the stored one.
+struct Compare<'a>(&'a [u16]);
+
+impl Sink for Compare<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, slot: u64) {
+        prefetch(&self.0[slot as usize]);
+    }
+
+    #[inline(always)]
+    fn take(&self, check: &mut SectorCheck, counts: &mut Counts, slot: u64, found: u32) {
+        check.note(counts, slot, Value::from(Cell(self.0[slot as usize])), value_of_cell(found));
+    }
+}
+
+/// Derivation: each recomputed cell written into the sector's cells (a
+/// derived sector, whose cells are not stored). Every canonical slot is
+/// visited once, by one thread, so the writes never meet.
+struct Fill<'a>(&'a [AtomicU16]);
+
+impl Sink for Fill<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, slot: u64) {
+        prefetch(self.0[slot as usize].as_ptr());
+    }
+
+    #[inline(always)]
+    fn take(&self, check: &mut SectorCheck, counts: &mut Counts, slot: u64, found: u32) {
+        let cell = found.min(u32::from(u16::MAX)) as u16;
+        self.0[slot as usize].store(cell, Ordering::Relaxed);
+        tally(counts, Value::from(Cell(cell)));
+        check.states += 1;
+    }
+}
+
+/// Walks every canonical state of `sector` by the opponent's stones
+/// (see [`check_by_opponent`]), handing each recomputed cell to `sink`.
+fn walk_by_opponent<'c, F>(
+    v: &Variant,
+    ix: &Indexer,
+    sector: Sector,
+    (own, tier): (&impl Sink, Tier),
+    frames: impl Fn(Bits) -> F + Sync,
+    gathered: impl Fn() -> Gathered<'c> + Sync,
+    gather: impl Fn(Bits, &F, &mut Gathered<'c>) + Sync,
+) -> (SectorCheck, Counts) {
     let index = ix.sector(sector);
     assert_eq!(own.len() as u64, index.slots(), "cells of {sector}");
     let (opponents, stabilisers) = ix.set_classes(sector.opponent as u32);
@@ -700,19 +855,13 @@ fn check_by_opponent<'c, F>(
             let mut check_pending = |pending: &mut Pending| {
                 for k in 0..pending.len {
                     let slot = own_slot(pending.movers[k]);
-                    prefetch(&own[slot as usize]);
+                    own.prefetch(slot);
                     pending.slots[k] = slot;
                 }
                 for k in 0..pending.len {
                     let (mover, slot) = (pending.movers[k], pending.slots[k]);
                     gather(mover, &frames, &mut g);
-                    let found = tier.stored_as(g.resolve());
-                    check.note(
-                        &mut counts,
-                        slot,
-                        Value::from(Cell(own[slot as usize])),
-                        value_of_cell(found),
-                    );
+                    own.take(&mut check, &mut counts, slot, tier.stored_as(g.resolve()));
                 }
                 pending.len = 0;
             };
@@ -821,6 +970,21 @@ impl<'a> PlacementCheck<'a> {
             || self.gathered(),
             |m, f, g| self.gather(m, f, g),
         )
+    }
+
+    /// Every canonical state's recomputed cell, as `tier` stores it,
+    /// into `out`; returns their counts ([`derive_cells`]).
+    pub fn fill_tier(&self, out: &mut [u16], tier: Tier) -> Counts {
+        walk_by_opponent(
+            self.v,
+            self.ix,
+            self.sector,
+            (&Fill(atomic_cells(out)), tier),
+            |o| self.frames(o),
+            || self.gathered(),
+            |m, f, g| self.gather(m, f, g),
+        )
+        .1
     }
 
     /// The cell the successors of the state (`mover`, `opponent`) give it.
@@ -1042,14 +1206,11 @@ impl<'c> Batch<'c> {
 
 /// Hints the CPU to fetch the cache line of `cell`.
 #[inline(always)]
-fn prefetch(cell: &u16) {
+fn prefetch(cell: *const u16) {
     #[cfg(target_arch = "x86_64")]
     // Safety: a prefetch is only a hint; any address is allowed.
     unsafe {
-        std::arch::x86_64::_mm_prefetch(
-            cell as *const u16 as *const i8,
-            std::arch::x86_64::_MM_HINT_T0,
-        );
+        std::arch::x86_64::_mm_prefetch(cell as *const i8, std::arch::x86_64::_MM_HINT_T0);
     }
 }
 

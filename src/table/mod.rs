@@ -38,11 +38,14 @@
 //! - `writer`: [`write_table`], replacing the file atomically, and
 //!   [`rewrite_table`], a table again in other blocks, checked before it
 //!   replaces the old file (`morris compact`).
+//! - [`derived`]: the stub left where a derived sector's table was
+//!   ([`DerivedStub`], [`write_derived_stub`]): its header, no cells.
 //! - [`wdl`]: the win/draw/loss tier, in files of the same layout whose
 //!   blocks hold 2-bit outcomes: [`WdlTable`], [`write_wdl`].
 //!
 //! The counts in the header are [`crate::stats::Counts`].
 
+pub mod derived;
 mod format;
 mod reader;
 pub mod wdl;
@@ -51,6 +54,7 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
+pub use derived::{write_derived_stub, DerivedStub};
 pub use format::{TableError, TableInfo, BLOCK_CELLS, FORMAT_VERSION, ZSTD_LEVEL};
 pub use reader::{cell_in_planes, Table};
 pub use wdl::{write_wdl, WdlTable};

@@ -203,10 +203,20 @@ pub fn sectors_in(db: &Database) -> Result<(Vec<Sector>, Vec<Sector>)> {
 }
 
 /// As [`sectors_in`], for the tables of `tier`.
+/// A derived sector (its stub, `morris compact --derive` or `export --wdl
+/// --derive`) counts as present in the tier the directory holds.
 pub fn sectors_of_tier(db: &Database, tier: Tier) -> Result<(Vec<Sector>, Vec<Sector>)> {
-    let has = |s: &Sector| match tier {
-        Tier::Full => db.table_path(*s).exists(),
-        Tier::Wdl => db.wdl_path(*s).exists(),
+    sectors_with(db, tier, tier == tier_held(db))
+}
+
+/// As [`sectors_of_tier`], derived sectors counted or not.
+fn sectors_with(db: &Database, tier: Tier, stubs: bool) -> Result<(Vec<Sector>, Vec<Sector>)> {
+    let has = |s: &Sector| {
+        let file = match tier {
+            Tier::Full => db.table_path(*s),
+            Tier::Wdl => db.wdl_path(*s),
+        };
+        file.exists() || (stubs && db.derived_path(*s).exists())
     };
     let (mut present, mut missing): (Vec<Sector>, Vec<Sector>) =
         moving_sectors(db.variant()).into_iter().partition(has);
@@ -246,7 +256,7 @@ pub fn sectors_of_tier(db: &Database, tier: Tier) -> Result<(Vec<Sector>, Vec<Se
 /// the directory holds any, else the win/draw/loss tables when it holds
 /// those (a directory `morris export --wdl` wrote).
 pub fn tier_held(db: &Database) -> Tier {
-    let any = |tier| sectors_of_tier(db, tier).is_ok();
+    let any = |tier| sectors_with(db, tier, false).is_ok();
     if !any(Tier::Full) && any(Tier::Wdl) {
         Tier::Wdl
     } else {

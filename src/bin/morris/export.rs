@@ -8,7 +8,7 @@ use crate::progress::{table_by_table, table_line};
 use crate::signals;
 use crate::units::{self, bits};
 use anyhow::{Context, Result};
-use morris::database::Database;
+use morris::database::{plan_derived, Database, DbError, Exported};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -22,6 +22,14 @@ pub struct Args {
     /// Worker threads. Default: all cores.
     #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
+
+    /// Leave out the sectors whose every outcome one ply of search over
+    /// the other tables gives back (about half of nine's states): each is
+    /// checked (recomputed from its successors' full tables, every slot
+    /// equal to its own) and gets a stub of its header
+    /// (`<variant>-<sector>.derived`) instead of a `.wdl` file.
+    #[arg(long)]
+    derive: bool,
 }
 
 pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
@@ -42,6 +50,21 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     for name in &leftovers {
         writeln!(out, "removed {name}: left by an export that was killed")?;
     }
+    let states = |s| db.indexer().sector(s).canonical_states();
+    let derive = match args.derive {
+        true => plan_derived(db.variant(), &present, states),
+        false => Default::default(),
+    };
+    if args.derive {
+        let n: u64 = derive.iter().map(|&s| states(s)).sum();
+        let all: u64 = present.iter().map(|&s| states(s)).sum();
+        writeln!(
+            out,
+            "deriving {} of the {} sectors ({n} of {all} states)",
+            derive.len(),
+            present.len()
+        )?;
+    }
     writeln!(
         out,
         "{:<10} {:>13} {:>10} {:>10} {:>10} {:>10}  file",
@@ -49,13 +72,23 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     )?;
     out.flush()?;
 
-    let states = |s| db.indexer().sector(s).canonical_states();
+    let export = |sector, cancelled: &(dyn Fn() -> bool + Sync)| {
+        if derive.contains(&sector) {
+            let d = db.export_derived(sector, dir)?;
+            return Ok::<_, DbError>(Exported {
+                bytes: d.stub_bytes,
+                full_bytes: d.table_bytes,
+                written: d.written,
+            });
+        }
+        db.export_wdl(sector, dir, cancelled)
+    };
     let pass = table_by_table(
         db,
         &present,
         ["exporting", "written", "already there"],
         out,
-        |sector, cancelled| pool.install(|| db.export_wdl(sector, dir, cancelled)),
+        |sector, cancelled| pool.install(|| export(sector, cancelled)),
         |exported| exported.written,
         |sector, exported, took| {
             let n = states(sector);
@@ -68,7 +101,12 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
                     (format!("{:.4}", bits(exported.bytes, n)), 10),
                 ],
                 took,
-                if exported.written { "written" } else { "already there, checked" },
+                match (derive.contains(&sector), exported.written) {
+                    (true, true) => "derived: checked, stub written",
+                    (true, false) => "derived: stub already there",
+                    (false, true) => "written",
+                    (false, false) => "already there, checked",
+                },
             )
         },
     )?;

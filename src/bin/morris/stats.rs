@@ -3,10 +3,11 @@
 use crate::common::{describe, missing_names, sectors_in, wdl_sectors_in, NoTables};
 use crate::{json, units};
 use anyhow::Result;
-use morris::database::Database;
+use morris::database::{Database, SectorTable};
 use morris::index::Sector;
 use morris::sectors::{extended_placement_sectors, moving_sectors, placement_sectors};
 use morris::stats::{Counts, Distances};
+use morris::table::DerivedStub;
 use std::io::Write;
 
 #[derive(clap::Args)]
@@ -14,7 +15,9 @@ pub struct Args {
     /// Print a JSON array of {"sector", "states", "wins", "losses", "draws",
     /// "max_win", "max_loss", "bytes", "bits_per_state"} objects; the
     /// win/draw/loss tables (`<variant>-<sector>.wdl`, written by `morris
-    /// export --wdl`) follow as objects with "tier": "wdl" added.
+    /// export --wdl`) follow as objects with "tier": "wdl" added. A derived
+    /// sector (`compact --derive`, `export --wdl --derive`) has "tier":
+    /// "derived" ("wdl-derived"), its bytes those of its stub.
     #[arg(long, conflicts_with = "tsv")]
     json: bool,
 
@@ -64,12 +67,17 @@ impl Row {
 fn rows_of(db: &Database, present: &[Sector]) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for &sector in present {
-        let table = db.table(sector)?;
-        rows.push(Row {
-            label: sector.to_string(),
-            counts: table.info().counts.clone(),
-            bytes: table.bytes_on_disk(),
-            tier: None,
+        rows.push(match db.tier(sector)? {
+            SectorTable::Derived(stub) => derived_row(sector, &stub),
+            _ => {
+                let table = db.table(sector)?;
+                Row {
+                    label: sector.to_string(),
+                    counts: table.info().counts.clone(),
+                    bytes: table.bytes_on_disk(),
+                    tier: None,
+                }
+            }
         });
     }
     Ok(rows)
@@ -80,6 +88,10 @@ fn rows_of(db: &Database, present: &[Sector]) -> Result<Vec<Row>> {
 fn wdl_rows_of(db: &Database) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for sector in wdl_sectors_in(db) {
+        if let SectorTable::Derived(stub) = db.tier(sector)? {
+            rows.push(Row { tier: Some("wdl-derived"), ..derived_row(sector, &stub) });
+            continue;
+        }
         let table = db.wdl_table(sector)?;
         rows.push(Row {
             label: sector.to_string(),
@@ -89,6 +101,16 @@ fn wdl_rows_of(db: &Database) -> Result<Vec<Row>> {
         });
     }
     Ok(rows)
+}
+
+/// The row of a derived sector: its stub's counts and bytes.
+fn derived_row(sector: Sector, stub: &DerivedStub) -> Row {
+    Row {
+        label: sector.to_string(),
+        counts: stub.info().counts.clone(),
+        bytes: stub.bytes_on_disk(),
+        tier: Some("derived"),
+    }
 }
 
 /// The full tables present and missing, or none at all when the
@@ -228,6 +250,17 @@ fn write_text(rows: &[Row], missing: &[Sector], all: bool, out: &mut impl Write)
     }
     writeln!(out, "{}", "-".repeat(header.len()))?;
     writeln!(out, "{}", line(&total))?;
+    let derived: Vec<&Row> =
+        rows.iter().filter(|r| r.tier.is_some_and(|t| t.ends_with("derived"))).collect();
+    if !derived.is_empty() {
+        let states: u64 = derived.iter().map(|r| r.counts.states).sum();
+        writeln!(
+            out,
+            "derived ({} of {} sectors, {states} states): their cells left out, each value one ply of search over the tables their moves lead to; disk is their stubs'",
+            derived.len(),
+            rows.len()
+        )?;
+    }
     if !missing.is_empty() {
         writeln!(
             out,
