@@ -5,7 +5,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
-use morris::database::Database;
+use morris::database::{plan_derived, Database};
 use morris::index::{Indexer, Sector, BINOMIAL};
 use morris::position::Position;
 use morris::rules::Status;
@@ -294,4 +294,29 @@ pub fn missing_names(missing: &[Sector], all: bool) -> String {
         names.push("...".to_string());
     }
     names.join(" ")
+}
+
+/// The sectors of `present` that `compact --derive` and `export --wdl
+/// --derive` leave to one ply of search ([`plan_derived`]), announced on
+/// `out`; none without `derive`.
+pub fn derived_sectors(
+    db: &Database,
+    present: &[Sector],
+    derive: bool,
+    out: &mut impl std::io::Write,
+) -> Result<std::collections::BTreeSet<Sector>> {
+    if !derive {
+        return Ok(Default::default());
+    }
+    let states = |s| db.indexer().sector(s).canonical_states();
+    let plan = plan_derived(db.variant(), present, states);
+    let n: u64 = plan.iter().map(|&s| states(s)).sum();
+    let all: u64 = present.iter().map(|&s| states(s)).sum();
+    writeln!(
+        out,
+        "deriving {} of the {} sectors ({n} of {all} states)",
+        plan.len(),
+        present.len()
+    )?;
+    Ok(plan)
 }

@@ -5,12 +5,12 @@
 //! a stopped run goes on where it stopped. Holds the directory's lock,
 //! as a solve does.
 
-use crate::common::{describe, sectors_in, threads};
+use crate::common::{derived_sectors, describe, sectors_in, threads};
 use crate::progress::{table_by_table, table_line};
 use crate::signals;
 use crate::units::{self, bits};
 use anyhow::{Context, Result};
-use morris::database::{plan_derived, Compacted, Database, SectorTable};
+use morris::database::{Compacted, Database, SectorTable};
 use morris::table::WriteOptions;
 use std::io::Write;
 
@@ -67,20 +67,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         writeln!(out, "{note}")?;
     }
     let states = |s| db.indexer().sector(s).canonical_states();
-    let derive = match args.derive {
-        true => plan_derived(db.variant(), &present, states),
-        false => Default::default(),
-    };
-    if args.derive {
-        let n: u64 = derive.iter().map(|&s| states(s)).sum();
-        let all: u64 = present.iter().map(|&s| states(s)).sum();
-        writeln!(
-            out,
-            "deriving {} of the {} sectors ({n} of {all} states)",
-            derive.len(),
-            present.len()
-        )?;
-    }
+    let derive = derived_sectors(db, &present, args.derive, out)?;
     writeln!(
         out,
         "{:<10} {:>13} {:>10} {:>10} {:>11} {:>10} {:>10}  table",

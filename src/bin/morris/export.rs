@@ -3,12 +3,12 @@
 //! already there that checks out is kept, so a stopped export goes on
 //! where it stopped; files appear whole, by rename.
 
-use crate::common::{describe, sectors_in, threads};
+use crate::common::{derived_sectors, describe, sectors_in, threads};
 use crate::progress::{table_by_table, table_line};
 use crate::signals;
 use crate::units::{self, bits};
 use anyhow::{Context, Result};
-use morris::database::{plan_derived, Database, DbError, Exported};
+use morris::database::{Database, DbError, Exported};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -51,20 +51,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         writeln!(out, "removed {name}: left by an export that was killed")?;
     }
     let states = |s| db.indexer().sector(s).canonical_states();
-    let derive = match args.derive {
-        true => plan_derived(db.variant(), &present, states),
-        false => Default::default(),
-    };
-    if args.derive {
-        let n: u64 = derive.iter().map(|&s| states(s)).sum();
-        let all: u64 = present.iter().map(|&s| states(s)).sum();
-        writeln!(
-            out,
-            "deriving {} of the {} sectors ({n} of {all} states)",
-            derive.len(),
-            present.len()
-        )?;
-    }
+    let derive = derived_sectors(db, &present, args.derive, out)?;
     writeln!(
         out,
         "{:<10} {:>13} {:>10} {:>10} {:>10} {:>10}  file",
