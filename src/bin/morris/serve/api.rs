@@ -549,9 +549,10 @@ fn files_in(dir: &Path) -> HashSet<OsString> {
         .unwrap_or_default()
 }
 
-/// Whether a table of `sector`, of either tier, is among `files`.
+/// Whether a table of `sector`, of either tier, or its stub of a derived
+/// sector, is among `files`.
 fn has_table(db: &Database, files: &HashSet<OsString>, sector: Sector) -> bool {
-    [db.table_path(sector), db.wdl_path(sector)]
+    [db.table_path(sector), db.wdl_path(sector), db.derived_path(sector)]
         .iter()
         .any(|path| path.file_name().is_some_and(|name| files.contains(name)))
 }
