@@ -613,12 +613,24 @@ impl Database {
         if state.mover_stones() < 3 {
             return Ok(Stored::Exact(Value::Loss(0)));
         }
+        match self.stored_in_table(state) {
+            Err(DbError::Derived { .. }) => self.derived_stored(state),
+            found => found,
+        }
+    }
+
+    /// The value of a state (of a side with at least 3 stones) from its
+    /// sector's table of either tier; a derived sector is
+    /// [`DbError::Derived`].
+    fn stored_in_table(&self, state: &State) -> Result<Stored, DbError> {
         let sector = Sector::of(state);
         let slot = self.indexer.sector(sector).rank(state.mover, state.opponent);
         Ok(match self.tier(sector)? {
             SectorTable::Full(table) => Stored::Exact(Value::from(Cell(table.get(slot)?))),
             SectorTable::Wdl(wdl) => Stored::Outcome(wdl.get(slot)?),
-            SectorTable::Derived(_) => self.derived_stored(state)?,
+            SectorTable::Derived(_) => {
+                return Err(DbError::Derived { sector, dir: self.dir.clone() })
+            }
         })
     }
 
@@ -649,7 +661,7 @@ impl Database {
     /// check of that tier reads.
     /// A derived sector's are recomputed from its successors' outcomes.
     pub fn load_outcome_cells_huge(&self, sector: Sector) -> Result<HugeCells, DbError> {
-        if !self.wdl_path(sector).exists() && self.derived_path(sector).exists() {
+        if let Ok(SectorTable::Derived(_)) = self.tier(sector) {
             let mut cells = self.derived_cells(sector, self.derived_tier(sector)?)?;
             cells.par_iter_mut().for_each(|c| *c = Tier::Wdl.stored_as(u32::from(*c)) as u16);
             return Ok(cells);

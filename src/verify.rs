@@ -185,15 +185,23 @@ impl SectorCheck {
 /// its moves lead to (a capture that ends the game needs none).
 fn sectors_to_read(v: &Variant, sector: Sector) -> Vec<Sector> {
     let mut needed = vec![sector];
+    needed.extend(successors_of(v, sector).into_iter().filter(|&s| s != sector));
+    needed
+}
+
+/// The sectors the moves of `sector` lead to, each once (a capture that
+/// ends the game leads to none).
+pub fn successors_of(v: &Variant, sector: Sector) -> Vec<Sector> {
     let next = successor_sectors(v, sector);
+    let mut out = Vec::new();
     for leads in [next.slides, next.placements].into_iter().flatten() {
         for s in std::iter::once(leads.quiet).chain(leads.capture) {
-            if !needed.contains(&s) {
-                needed.push(s);
+            if !out.contains(&s) {
+                out.push(s);
             }
         }
     }
-    needed
+    out
 }
 
 /// Where one kind of move (slides and flies, or placements) leads.

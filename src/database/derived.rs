@@ -40,7 +40,7 @@ use crate::stats::Counts;
 use crate::table::{write_derived_stub, DerivedStub, TableError};
 use crate::value::{Outcome, Value};
 use crate::variant::Variant;
-use crate::verify::{derive_cells, successor_sectors, Tier};
+use crate::verify::{derive_cells, successors_of, Tier};
 
 /// What [`Database::derive_sector`] did with one sector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +88,10 @@ impl Database {
             let next = play(state, m);
             let after = match next.mover_stones() < 3 {
                 true => Ok(Stored::Exact(Value::Loss(0))),
-                false => self.stored_table(&next),
+                false => self.stored_in_table(&next).map_err(|e| match e {
+                    DbError::Derived { sector, .. } => self.derived_chain(sector),
+                    e => e,
+                }),
             };
             match after {
                 Ok(Stored::Exact(value)) => {
@@ -118,16 +121,6 @@ impl Database {
             // No move: the rules' end, as the forward check has it.
             (None, None) => Stored::Exact(no_move_value(&self.variant, state)),
         })
-    }
-
-    /// The stored value of a state whose sector keeps a table (of either
-    /// tier); a derived sector is an error here.
-    fn stored_table(&self, state: &State) -> Result<Stored, DbError> {
-        let sector = Sector::of(state);
-        if let SectorTable::Derived(_) = self.tier(sector)? {
-            return Err(self.derived_chain(sector));
-        }
-        self.stored(state)
     }
 
     /// The error for a derived sector read where a table was needed: the
@@ -161,17 +154,7 @@ impl Database {
     /// counts are checked against its stub's.
     pub(super) fn derived_cells(&self, sector: Sector, tier: Tier) -> Result<HugeCells, DbError> {
         let stub = self.kept_derived(sector)?;
-        let mut loaded = HashMap::new();
-        for s in successors_of(&self.variant, sector) {
-            if let Ok(SectorTable::Derived(_)) = self.tier(s) {
-                return Err(self.derived_chain(s));
-            }
-            let cells = match tier {
-                Tier::Full => self.load_cells_huge(s)?,
-                Tier::Wdl => self.load_outcome_cells_huge(s)?,
-            };
-            loaded.insert(s, cells);
-        }
+        let loaded = self.successor_cells(sector, tier)?;
         let path = self.derived_path(sector);
         let mut counts = Counts::default();
         let cells = huge_cells(&path, stub.info().slots, |out| {
@@ -192,39 +175,83 @@ impl Database {
         Ok(cells)
     }
 
-    /// Leaves the cells of `sector` out of this directory's full tier:
-    /// recomputes them from its successors' tables, checks that they are
-    /// the table's, every slot, writes the stub and only then removes the
-    /// table. A sector already derived (its stub there) is left alone; a
-    /// run killed between the stub and the removal leaves both, and the
-    /// table is read until the next run removes it. The caller holds the
-    /// directory's lock and has checked that `sector` is in
-    /// [`plan_derived`]'s set.
-    pub fn derive_sector(&self, sector: Sector) -> Result<DerivedOne, DbError> {
-        let (table_path, stub_path) = (self.table_path(sector), self.derived_path(sector));
-        let stub_there = self.kept_derived(sector).is_ok();
-        if stub_there && !table_path.exists() {
-            let stub_bytes = self.kept_derived(sector)?.bytes_on_disk();
-            return Ok(DerivedOne { table_bytes: 0, stub_bytes, written: false });
+    /// The cells, as `tier` stores them, of every sector the moves of
+    /// `sector` lead to; none may be derived.
+    fn successor_cells(
+        &self,
+        sector: Sector,
+        tier: Tier,
+    ) -> Result<HashMap<Sector, HugeCells>, DbError> {
+        let mut loaded = HashMap::new();
+        for s in successors_of(&self.variant, sector) {
+            if let Ok(SectorTable::Derived(_)) = self.tier(s) {
+                return Err(self.derived_chain(s));
+            }
+            let cells = match tier {
+                Tier::Full => self.load_cells_huge(s)?,
+                Tier::Wdl => self.load_outcome_cells_huge(s)?,
+            };
+            loaded.insert(s, cells);
         }
-        let table = self.table(sector)?;
-        let table_bytes = table.bytes_on_disk();
-        let info = table.info().clone();
-        if !stub_there {
-            write_derived_stub(&stub_path, &info)?;
-        }
-        let derived = self.derived_cells(sector, Tier::Full)?;
+        Ok(loaded)
+    }
+
+    /// An error unless one ply over the full tables of its successors
+    /// gives every cell of `sector`'s full table, slot by slot: what
+    /// deriving it checks first.
+    fn check_derivable(&self, sector: Sector) -> Result<(), DbError> {
+        let loaded = self.successor_cells(sector, Tier::Full)?;
         let stored = self.load_cells_huge(sector)?;
-        if let Some(slot) = (0..stored.len()).find(|&i| stored[i] != derived[i]) {
-            let _ = std::fs::remove_file(&stub_path);
-            self.open_derived.lock().unwrap().remove(&sector);
-            return Err(DbError::Table(TableError::Corrupt {
-                path: table_path,
+        let path = self.table_path(sector);
+        let derived = huge_cells(&path, stored.len() as u64, |out| {
+            derive_cells(
+                &self.variant,
+                &self.indexer,
+                sector,
+                |s| &loaded[&s][..],
+                out,
+                Tier::Full,
+            );
+            Ok(())
+        })?;
+        match (0..stored.len()).find(|&i| stored[i] != derived[i]) {
+            None => Ok(()),
+            Some(slot) => Err(DbError::Table(TableError::Corrupt {
+                path,
                 what: format!(
                     "slot {slot} holds cell {}, its successors give {}: not derived (run `morris verify`)",
                     stored[slot], derived[slot]
                 ),
-            }));
+            })),
+        }
+    }
+
+    /// Leaves the cells of `sector` out of this directory's full tier:
+    /// recomputes them from its successors' tables, checks that they are
+    /// the table's, every slot (`check_derivable`), writes the stub and
+    /// only then removes the table. A sector already derived (its stub
+    /// there, its table not) is left alone; a run killed between the stub
+    /// and the removal leaves both, and the table is read until the next
+    /// run removes it. The caller holds the directory's lock and has
+    /// checked that `sector` is in [`plan_derived`]'s set.
+    pub fn derive_sector(&self, sector: Sector) -> Result<DerivedOne, DbError> {
+        let (table_path, stub_path) = (self.table_path(sector), self.derived_path(sector));
+        if !table_path.exists() {
+            if let Ok(stub) = self.kept_derived(sector) {
+                return Ok(DerivedOne {
+                    table_bytes: 0,
+                    stub_bytes: stub.bytes_on_disk(),
+                    written: false,
+                });
+            }
+        }
+        let table = self.table(sector)?;
+        let table_bytes = table.bytes_on_disk();
+        self.check_derivable(sector)?;
+        // A stub left by a stopped run is kept if it records this table.
+        if !self.kept_derived(sector).is_ok_and(|stub| stub.info() == table.info()) {
+            write_derived_stub(&stub_path, table.info())?;
+            self.open_derived.lock().unwrap().remove(&sector);
         }
         drop(table);
         self.open.lock().unwrap().remove(&sector);
@@ -279,49 +306,12 @@ impl Database {
                 });
             }
         }
-        let mut loaded = HashMap::new();
-        for s in successors_of(&self.variant, sector) {
-            loaded.insert(s, self.load_cells_huge(s)?);
-        }
-        let stored = self.load_cells_huge(sector)?;
-        let mut derived = vec![0u16; stored.len()];
-        derive_cells(
-            &self.variant,
-            &self.indexer,
-            sector,
-            |s| &loaded[&s][..],
-            &mut derived,
-            Tier::Full,
-        );
-        if let Some(slot) = (0..stored.len()).find(|&i| stored[i] != derived[i]) {
-            return Err(DbError::Table(TableError::Corrupt {
-                path: self.table_path(sector),
-                what: format!(
-                    "slot {slot} holds cell {}, its successors give {}: not derived (run `morris verify`)",
-                    stored[slot], derived[slot]
-                ),
-            }));
-        }
+        self.check_derivable(sector)?;
         write_derived_stub(&path, table.info())?;
         remove_wdl()?;
         let stub = DerivedStub::open(&path, &rules, &name)?;
         Ok(DerivedOne { table_bytes, stub_bytes: stub.bytes_on_disk(), written: true })
     }
-}
-
-/// The sectors the moves of `sector` lead to (a capture that ends the
-/// game leads to none).
-pub fn successors_of(v: &Variant, sector: Sector) -> Vec<Sector> {
-    let next = successor_sectors(v, sector);
-    let mut out = Vec::new();
-    for leads in [next.slides, next.placements].into_iter().flatten() {
-        for s in std::iter::once(leads.quiet).chain(leads.capture) {
-            if !out.contains(&s) {
-                out.push(s);
-            }
-        }
-    }
-    out
 }
 
 /// The value of a state with no legal move, as the forward check has it
