@@ -126,6 +126,72 @@ fn ctrl_c_stops_the_export_without_a_half_file_and_the_next_run_resumes() {
     assert!(again.contains(&want), "{again}");
 }
 
+/// `--derive`: every table is exported, then the sectors to derive are
+/// planned by the `.wdl` files' bytes (the plan `plan_derived` makes with
+/// those weights), each gets its stub and loses its file; the tier is no
+/// larger than the plan by states would make it, a stopped run goes on
+/// with the same plan, and `verify` passes on the result.
+#[test]
+fn export_with_derive_plans_by_the_tier_s_bytes_and_resumes() {
+    use morris::database::{plan_derived, Database};
+    use morris::index::Sector;
+    use morris::variant::Variant;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    let dir = scratch();
+    let db = dir.path().join("db");
+    let (plain, out) = (dir.path().join("plain"), dir.path().join("derived"));
+    ok(&db, &["--variant", "six", "solve", "--threads", "2"]);
+    let export = |to: &Path, derive: bool| {
+        let mut args = vec!["--variant", "six", "export", "--wdl", to.to_str().unwrap()];
+        args.extend(["--threads", "2"]);
+        if derive {
+            args.push("--derive");
+        }
+        ok(&db, &args)
+    };
+    export(&plain, false);
+    let size = |dir: &Path, name: &str| fs::metadata(dir.join(name)).unwrap().len();
+    let bytes: BTreeMap<Sector, u64> = wdl_files(&plain)
+        .iter()
+        .map(|n| (n["six-".len()..n.len() - 4].parse().unwrap(), size(&plain, n)))
+        .collect();
+    let sectors: Vec<Sector> = bytes.keys().copied().collect();
+    let six = Variant::named("six").unwrap();
+    let by_bytes = plan_derived(&six, &sectors, |s| bytes[&s], &BTreeSet::new());
+    let states = |s: Sector| Database::new(&db, six.clone()).indexer().sector(s).canonical_states();
+    let by_states = plan_derived(&six, &sectors, states, &BTreeSet::new());
+    let kept = |plan: &BTreeSet<Sector>| -> u64 {
+        bytes.iter().filter(|(s, _)| !plan.contains(s)).map(|(_, b)| b).sum()
+    };
+    assert!(kept(&by_bytes) < kept(&by_states), "{by_bytes:?} against {by_states:?}");
+
+    let stubs = |dir: &Path| -> BTreeSet<Sector> {
+        common::files(dir)
+            .into_keys()
+            .filter_map(|n| n.strip_suffix(".derived").map(|n| n["six-".len()..].parse().unwrap()))
+            .collect()
+    };
+    let first = export(&out, true);
+    assert!(first.contains("chosen by their win/draw/loss bytes"), "{first}");
+    assert_eq!(stubs(&out), by_bytes);
+    let files = wdl_files(&out);
+    assert_eq!(files.len() + by_bytes.len(), sectors.len(), "{files:?}");
+    let on_disk: u64 = common::files(&out).values().map(|b| b.len() as u64).sum();
+    assert!(on_disk < kept(&by_states), "{on_disk} bytes");
+
+    // As if stopped while deriving: one stub not yet written.
+    let last = *by_bytes.iter().next_back().unwrap();
+    fs::remove_file(out.join(format!("six-{last}.derived"))).unwrap();
+    fs::copy(plain.join(format!("six-{last}.wdl")), out.join(format!("six-{last}.wdl"))).unwrap();
+    let again = export(&out, true);
+    assert!(again.contains(&format!("{} derived before", by_bytes.len() - 1)), "{again}");
+    assert!(again.contains("1 derived, "), "{again}");
+    assert_eq!(stubs(&out), by_bytes);
+    let verified = ok(&out, &["--variant", "six", "verify", "--threads", "2"]);
+    assert!(verified.contains("every outcome agrees"), "{verified}");
+}
+
 #[test]
 fn query_probe_and_play_on_the_tier_alone_give_values_moves_and_say_the_line_needs_the_full_tier() {
     let dir = scratch();

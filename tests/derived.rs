@@ -37,9 +37,14 @@ fn all_cells(db: &Database, sectors: &[Sector]) -> HashMap<Sector, Vec<u16>> {
 
 /// The plan of `db`'s sectors, by states.
 fn plan(db: &Database, sectors: &[Sector]) -> Vec<Sector> {
-    plan_derived(db.variant(), sectors, |s| db.indexer().sector(s).canonical_states())
-        .into_iter()
-        .collect()
+    plan_derived(
+        db.variant(),
+        sectors,
+        |s| db.indexer().sector(s).canonical_states(),
+        &Default::default(),
+    )
+    .into_iter()
+    .collect()
 }
 
 /// Every canonical slot of every derived sector of `db` against `before`:

@@ -13,14 +13,18 @@
 //!
 //! Which sectors: no derived sector may lead to another, or to itself,
 //! so a probe is always one ply. [`plan_derived`] picks a set with that
-//! property and as many states as it can: in the moving phase every
+//! property and as much weight as it can: in the moving phase every
 //! sector whose mover has more stones than the opponent (its slides lead
-//! to the partner, with fewer, its captures to fewer still); in the
-//! placement phase, whose moves lead from sectors with `h` stones in both
-//! hands to `h - 1`, the heaviest set without neighbours by a minimum cut
-//! (the complement of a minimum vertex cover of that bipartite graph).
-//! On nine's whole game that leaves out half the states and 45% of the
-//! bytes (`docs/compression.md`).
+//! to the partner, with fewer, its captures to fewer still), or every
+//! sector whose mover has fewer; in the placement phase, whose moves lead
+//! from sectors with `h` stones in both hands to `h - 1`, the heaviest
+//! set without neighbours by a minimum cut (the complement of a minimum
+//! vertex cover of that bipartite graph). The full tier weighs sectors by
+//! states: on nine's whole game that leaves out half the states (the
+//! mover ahead) and 45% of the bytes. The win/draw/loss tier weighs them
+//! by their `.wdl` files' bytes: the mover-ahead sectors are its cheapest
+//! (mostly wins), so the mover behind is derived instead, and the tier
+//! comes to 0.30 bits per state instead of 0.36 (`docs/compression.md`).
 //!
 //! Reading a derived sector whole (the forward check, the solver's reads
 //! of a capture's target, the search's leaf scores) recomputes its cells
@@ -333,53 +337,116 @@ fn sync_dir(dir: &Path) -> Result<(), DbError> {
 }
 
 /// The sectors of `sectors` to derive: none leads to another or to
-/// itself, each leads only to sectors of `sectors`, and their `weight`
-/// (states, say) is as large as this finds (see the module's text: a
-/// rule in the moving phase, a minimum cut in the placement phase; a
-/// placement move that keeps the hands as they are, as in Lasker's rule,
-/// keeps both its ends out). Deterministic: the same sectors and weights
-/// give the same set.
+/// itself, each leads only to sectors of `sectors`, every sector of
+/// `fixed` (derived already: its stub is there) is one of them, and their
+/// `weight` (states, or the bytes their tables take) is as large as this
+/// finds. The moving phase follows a rule, the mover ahead or the mover
+/// behind (the side whose slides lead to its partner and whose captures
+/// lead to level or ahead sectors, never to its own side), whichever
+/// weighs more with the placement phase that fits it; the placement
+/// phase is a minimum cut (see the module's text). A placement move that
+/// keeps the hands as they are, as in Lasker's rule, keeps both its ends
+/// out. Deterministic: the same sectors, weights and fixed set give the
+/// same set; a tie keeps the mover ahead.
 pub fn plan_derived(
     v: &Variant,
     sectors: &[Sector],
     weight: impl Fn(Sector) -> u64,
+    fixed: &BTreeSet<Sector>,
 ) -> BTreeSet<Sector> {
-    let present: BTreeSet<Sector> = sectors.iter().copied().collect();
-    let next: HashMap<Sector, Vec<Sector>> =
-        present.iter().map(|&s| (s, successors_of(v, s))).collect();
-    // A candidate leads only to sectors that are here, and not to itself.
-    let candidate = |s: Sector| next[&s].iter().all(|t| present.contains(t) && *t != s);
-    let mut derived = BTreeSet::new();
-    // The moving phase: the mover ahead.
-    for &s in &present {
-        if s.is_moving() && s.mover > s.opponent && candidate(s) {
-            derived.insert(s);
+    let graph = SectorGraph::new(v, sectors);
+    let ahead = graph.plan(|s| s.mover > s.opponent, &weight, fixed);
+    let behind = graph.plan(|s| s.mover < s.opponent, &weight, fixed);
+    let total = |plan: &Option<BTreeSet<Sector>>| {
+        plan.as_ref().map(|p| p.iter().map(|&s| weight(s)).sum::<u64>())
+    };
+    let behind_weighs_more = match (total(&ahead), total(&behind)) {
+        (Some(a), Some(b)) => b > a,
+        (a, b) => a.is_none() && b.is_some(),
+    };
+    let plan = if behind_weighs_more { behind } else { ahead };
+    // Neither fits only when the stubs there break the one-ply rule; the
+    // readers refuse those with a clear error.
+    plan.unwrap_or_else(|| fixed.clone())
+}
+
+/// The sectors present and the moves between them, for [`plan_derived`].
+struct SectorGraph {
+    present: BTreeSet<Sector>,
+    next: HashMap<Sector, Vec<Sector>>,
+    /// Both ways: the sectors a sector leads to and those leading to it.
+    neighbours: HashMap<Sector, BTreeSet<Sector>>,
+}
+
+impl SectorGraph {
+    fn new(v: &Variant, sectors: &[Sector]) -> SectorGraph {
+        let present: BTreeSet<Sector> = sectors.iter().copied().collect();
+        let next: HashMap<Sector, Vec<Sector>> =
+            present.iter().map(|&s| (s, successors_of(v, s))).collect();
+        let mut neighbours: HashMap<Sector, BTreeSet<Sector>> = HashMap::new();
+        for (&s, ts) in &next {
+            for &t in ts.iter().filter(|t| present.contains(t)) {
+                neighbours.entry(s).or_default().insert(t);
+                neighbours.entry(t).or_default().insert(s);
+            }
         }
+        SectorGraph { present, next, neighbours }
     }
-    // Sectors next to a derived one may not be derived.
-    let mut neighbours: HashMap<Sector, BTreeSet<Sector>> = HashMap::new();
-    for (&s, ts) in &next {
-        for &t in ts.iter().filter(|t| present.contains(t)) {
-            neighbours.entry(s).or_default().insert(t);
-            neighbours.entry(t).or_default().insert(s);
+
+    /// A candidate leads only to sectors that are here, and not to itself.
+    fn candidate(&self, s: Sector) -> bool {
+        self.next[&s].iter().all(|t| self.present.contains(t) && *t != s)
+    }
+
+    fn next_to(&self, s: Sector, set: &BTreeSet<Sector>) -> bool {
+        self.neighbours.get(&s).is_some_and(|n| n.iter().any(|t| set.contains(t)))
+    }
+
+    /// The plan whose moving-phase sectors are the candidates `moving`
+    /// picks, with `fixed` in it; `None` when `fixed` does not fit.
+    fn plan(
+        &self,
+        moving: impl Fn(Sector) -> bool,
+        weight: impl Fn(Sector) -> u64,
+        fixed: &BTreeSet<Sector>,
+    ) -> Option<BTreeSet<Sector>> {
+        let mut derived: BTreeSet<Sector> = fixed.clone();
+        for &s in &self.present {
+            if s.is_moving() && moving(s) && self.candidate(s) && !self.next_to(s, fixed) {
+                derived.insert(s);
+            }
         }
+        // A fixed moving sector the rule would not pick, or two fixed
+        // neighbours: another plan made the stubs.
+        if fixed.iter().any(|&s| s.is_moving() && !moving(s))
+            || fixed.iter().any(|&s| self.next_to(s, fixed))
+        {
+            return None;
+        }
+        let hands = |s: Sector| u32::from(s.mover_hand) + u32::from(s.opponent_hand);
+        let free: Vec<Sector> = self
+            .present
+            .iter()
+            .copied()
+            .filter(|&s| !s.is_moving() && !fixed.contains(&s) && self.candidate(s))
+            // Sectors next to a derived one may not be derived.
+            .filter(|&s| !self.next_to(s, &derived))
+            // A move that keeps the hands (a slide while placing) would join
+            // two sectors of one side of the cut: keep both out.
+            .filter(|s| {
+                self.neighbours
+                    .get(s)
+                    .is_none_or(|n| n.iter().all(|&t| t.is_moving() || hands(t) != hands(*s)))
+            })
+            .collect();
+        derived.extend(heaviest_independent(
+            &free,
+            &self.neighbours,
+            |s| hands(s) % 2 == 0,
+            &weight,
+        ));
+        Some(derived)
     }
-    let hands = |s: Sector| u32::from(s.mover_hand) + u32::from(s.opponent_hand);
-    let free: Vec<Sector> = present
-        .iter()
-        .copied()
-        .filter(|&s| !s.is_moving() && candidate(s))
-        .filter(|s| !neighbours.get(s).is_some_and(|n| n.iter().any(|t| derived.contains(t))))
-        // A move that keeps the hands (a slide while placing) would join
-        // two sectors of one side of the cut: keep both out.
-        .filter(|s| {
-            neighbours
-                .get(s)
-                .is_none_or(|n| n.iter().all(|&t| t.is_moving() || hands(t) != hands(*s)))
-        })
-        .collect();
-    derived.extend(heaviest_independent(&free, &neighbours, |s| hands(s) % 2 == 0, &weight));
-    derived
 }
 
 /// The heaviest set of `nodes` no two of which are `neighbours`, where
@@ -497,7 +564,7 @@ mod tests {
         let mut all = moving_sectors(&v);
         all.extend(placement_sectors(&v));
         let states = |s: Sector| ix.sector(s).slots();
-        let plan = plan_derived(&v, &all, states);
+        let plan = plan_derived(&v, &all, states, &BTreeSet::new());
         for &s in &plan {
             for t in successors_of(&v, s) {
                 assert!(!plan.contains(&t), "{s} leads to {t}, both derived");

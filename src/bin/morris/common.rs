@@ -296,9 +296,9 @@ pub fn missing_names(missing: &[Sector], all: bool) -> String {
     names.join(" ")
 }
 
-/// The sectors of `present` that `compact --derive` and `export --wdl
-/// --derive` leave to one ply of search ([`plan_derived`]), announced on
-/// `out`; none without `derive`.
+/// The sectors of `present` that `compact --derive` leaves to one ply of
+/// search ([`plan_derived`], by states, with those derived already),
+/// announced on `out`; none without `derive`.
 pub fn derived_sectors(
     db: &Database,
     present: &[Sector],
@@ -309,7 +309,8 @@ pub fn derived_sectors(
         return Ok(Default::default());
     }
     let states = |s| db.indexer().sector(s).canonical_states();
-    let plan = plan_derived(db.variant(), present, states);
+    let fixed = present.iter().copied().filter(|&s| db.derived_path(s).exists()).collect();
+    let plan = plan_derived(db.variant(), present, states, &fixed);
     let n: u64 = plan.iter().map(|&s| states(s)).sum();
     let all: u64 = present.iter().map(|&s| states(s)).sum();
     writeln!(

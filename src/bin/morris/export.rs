@@ -2,15 +2,24 @@
 //! database, one `<variant>-<sector>.wdl` file per table in OUT. A file
 //! already there that checks out is kept, so a stopped export goes on
 //! where it stopped; files appear whole, by rename.
+//!
+//! With `--derive` every table is exported first, and the sectors to
+//! derive are then chosen by the sizes of their `.wdl` files
+//! ([`plan_derived`]): the plan that leaves out the most bytes, not the
+//! most states. Each derived sector is checked, gets its stub, and loses
+//! its `.wdl` file. Stubs already in OUT (a stopped export's) stay in the
+//! plan, so a stopped export goes on with the same kind of plan.
 
-use crate::common::{derived_sectors, describe, sectors_in, threads};
-use crate::progress::{table_by_table, table_line};
+use crate::common::{describe, sectors_in, threads};
+use crate::progress::{table_by_table, table_line, Pass};
 use crate::signals;
 use crate::units::{self, bits};
 use anyhow::{Context, Result};
-use morris::database::{Database, DbError, Exported};
+use morris::database::{plan_derived, Database, DbError, Exported, SectorTable};
+use morris::index::Sector;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,10 +33,12 @@ pub struct Args {
     threads: Option<u32>,
 
     /// Leave out the sectors whose every outcome one ply of search over
-    /// the other tables gives back (about half of nine's states): each is
-    /// checked (recomputed from its successors' full tables, every slot
-    /// equal to its own) and gets a stub of its header
-    /// (`<variant>-<sector>.derived`) instead of a `.wdl` file.
+    /// the other tables gives back, chosen by the sizes of their `.wdl`
+    /// files once every table is exported (about 37% of nine's states,
+    /// 70% of the tier's bytes): each is checked (recomputed from its
+    /// successors' full tables, every slot equal to its own) and gets a
+    /// stub of its header (`<variant>-<sector>.derived`) in place of its
+    /// `.wdl` file.
     #[arg(long)]
     derive: bool,
 }
@@ -50,63 +61,157 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     for name in &leftovers {
         writeln!(out, "removed {name}: left by an export that was killed")?;
     }
-    let states = |s| db.indexer().sector(s).canonical_states();
-    let derive = derived_sectors(db, &present, args.derive, out)?;
+    // Sectors derived already: in the database (their stubs are copied)
+    // or in OUT by a stopped export.
+    let fixed: BTreeSet<Sector> = if args.derive {
+        present.iter().copied().filter(|&s| derived_before(db, s, dir)).collect()
+    } else {
+        BTreeSet::new()
+    };
+    let tables: Vec<Sector> = present.iter().copied().filter(|s| !fixed.contains(s)).collect();
+    let mut bytes: BTreeMap<Sector, Exported> = BTreeMap::new();
+    let exported = export_tables(db, &pool, &tables, dir, out)?;
+    bytes.extend(tables.iter().copied().zip(exported.done.iter().cloned()));
+    if !args.derive {
+        return finish(db, &exported, &bytes, out);
+    }
+    let wdl_bytes = |s: Sector| bytes.get(&s).map_or(0, |e| e.bytes);
+    let plan = plan_derived(db.variant(), &present, wdl_bytes, &fixed);
+    let planned: u64 = plan.iter().map(|&s| wdl_bytes(s)).sum();
+    let all: u64 = present.iter().map(|&s| wdl_bytes(s)).sum();
+    writeln!(
+        out,
+        "deriving {} of the {} sectors, chosen by their win/draw/loss bytes ({planned} of {all} bytes{})",
+        plan.len(),
+        present.len(),
+        if fixed.is_empty() { String::new() } else { format!("; {} derived before", fixed.len()) }
+    )?;
+    let plan: Vec<Sector> = plan.into_iter().collect();
+    let derived = derive_tables(db, &pool, &plan, dir, out)?;
+    bytes.extend(plan.iter().copied().zip(derived.done.iter().cloned()));
+    finish(db, &derived, &bytes, out)
+}
+
+/// Whether `sector` is derived before this export: in the database, or in
+/// `dir` by an export that stopped.
+fn derived_before(db: &Database, sector: Sector, dir: &Path) -> bool {
+    let stub = dir.join(db.derived_path(sector).file_name().expect("a file name"));
+    stub.exists() || matches!(db.tier(sector), Ok(SectorTable::Derived(_)))
+}
+
+/// The header of a pass's table lines.
+fn columns(out: &mut impl Write) -> std::io::Result<()> {
     writeln!(
         out,
         "{:<10} {:>13} {:>10} {:>10} {:>10} {:>10}  file",
         "sector", "states", "full", "wdl", "bits/state", "time"
     )?;
-    out.flush()?;
+    out.flush()
+}
 
-    let export = |sector, cancelled: &(dyn Fn() -> bool + Sync)| {
-        if derive.contains(&sector) {
-            let d = db.export_derived(sector, dir)?;
-            return Ok::<_, DbError>(Exported {
+/// A table's line: its sizes in both tiers, the time, and `note`.
+fn line(
+    db: &Database,
+    sector: Sector,
+    exported: &Exported,
+    took: std::time::Duration,
+    note: &str,
+) -> String {
+    let n = db.indexer().sector(sector).canonical_states();
+    table_line(
+        sector,
+        n,
+        &[
+            (units::bytes(exported.full_bytes), 10),
+            (units::bytes(exported.bytes), 10),
+            (format!("{:.4}", bits(exported.bytes, n)), 10),
+        ],
+        took,
+        note,
+    )
+}
+
+/// The `.wdl` file of each of `sectors`.
+fn export_tables(
+    db: &Database,
+    pool: &rayon::ThreadPool,
+    sectors: &[Sector],
+    dir: &Path,
+    out: &mut impl Write,
+) -> Result<Pass<Exported>> {
+    columns(out)?;
+    table_by_table(
+        db,
+        sectors,
+        ["exporting", "written", "already there"],
+        out,
+        |sector, cancelled| pool.install(|| db.export_wdl(sector, dir, cancelled)),
+        |exported| exported.written,
+        |sector, exported, took| {
+            let note = if exported.written { "written" } else { "already there, checked" };
+            line(db, sector, exported, took, note)
+        },
+    )
+}
+
+/// The stub of each of `sectors` in place of its `.wdl` file, each checked.
+fn derive_tables(
+    db: &Database,
+    pool: &rayon::ThreadPool,
+    sectors: &[Sector],
+    dir: &Path,
+    out: &mut impl Write,
+) -> Result<Pass<Exported>> {
+    columns(out)?;
+    table_by_table(
+        db,
+        sectors,
+        ["deriving", "derived", "already there"],
+        out,
+        |sector, _| {
+            let d = pool.install(|| db.export_derived(sector, dir))?;
+            Ok::<_, DbError>(Exported {
                 bytes: d.stub_bytes,
                 full_bytes: d.table_bytes,
                 written: d.written,
-            });
-        }
-        db.export_wdl(sector, dir, cancelled)
-    };
-    let pass = table_by_table(
-        db,
-        &present,
-        ["exporting", "written", "already there"],
-        out,
-        |sector, cancelled| pool.install(|| export(sector, cancelled)),
+            })
+        },
         |exported| exported.written,
         |sector, exported, took| {
-            let n = states(sector);
-            table_line(
-                sector,
-                n,
-                &[
-                    (units::bytes(exported.full_bytes), 10),
-                    (units::bytes(exported.bytes), 10),
-                    (format!("{:.4}", bits(exported.bytes, n)), 10),
-                ],
-                took,
-                match (derive.contains(&sector), exported.written) {
-                    (true, true) => "derived: checked, stub written",
-                    (true, false) => "derived: stub already there",
-                    (false, true) => "written",
-                    (false, false) => "already there, checked",
-                },
-            )
+            let note = if exported.written {
+                "derived: checked, stub written"
+            } else {
+                "derived: stub already there"
+            };
+            line(db, sector, exported, took, note)
         },
-    )?;
-    let full: u64 = pass.done.iter().map(|e| e.full_bytes).sum();
-    let wdl: u64 = pass.done.iter().map(|e| e.bytes).sum();
+    )
+}
+
+/// The last lines: `pass`'s summary, and both tiers' sizes over every
+/// sector of `bytes` (its `.wdl` file or its stub).
+fn finish(
+    db: &Database,
+    pass: &Pass<Exported>,
+    bytes: &BTreeMap<Sector, Exported>,
+    out: &mut impl Write,
+) -> Result<()> {
+    let states: u64 = bytes.keys().map(|&s| db.indexer().sector(s).canonical_states()).sum();
+    let full: u64 = bytes.values().map(|e| e.full_bytes).sum();
+    let wdl: u64 = bytes.values().map(|e| e.bytes).sum();
+    let all = if bytes.len() == pass.done.len() {
+        String::new()
+    } else {
+        format!("over all {} tables, {states} states: ", bytes.len())
+    };
     pass.finish(
         out,
         format_args!(
-            "full tier {} ({:.4} bits/state), win/draw/loss tier {wdl} bytes, {} ({:.4} bits/state)",
+            "{all}full tier {} ({:.4} bits/state), win/draw/loss tier {wdl} bytes, {} ({:.4} bits/state)",
             units::bytes(full),
-            bits(full, pass.states),
+            bits(full, states),
             units::bytes(wdl),
-            bits(wdl, pass.states),
+            bits(wdl, states),
         ),
     )?;
     Ok(())
