@@ -11,7 +11,7 @@
 //! plan, so a stopped export goes on with the same kind of plan.
 
 use crate::common::{describe, sectors_in, threads};
-use crate::progress::{table_by_table, table_line, Pass};
+use crate::progress::{table_by_table, table_line, Pass, Words};
 use crate::signals;
 use crate::units::{self, bits};
 use anyhow::{Context, Result};
@@ -70,8 +70,11 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     };
     let tables: Vec<Sector> = present.iter().copied().filter(|s| !fixed.contains(s)).collect();
     let mut bytes: BTreeMap<Sector, Exported> = BTreeMap::new();
-    let exported = export_tables(db, &pool, &tables, dir, out)?;
-    bytes.extend(tables.iter().copied().zip(exported.done.iter().cloned()));
+    let words = ["exporting", "written", "already there"];
+    let exported = pass(db, &tables, words, ["written", "already there, checked"], out, |s, c| {
+        pool.install(|| db.export_wdl(s, dir, c))
+    })?;
+    bytes.extend(tables.iter().copied().zip(exported.done.iter().copied()));
     if !args.derive {
         return finish(db, &exported, &bytes, out);
     }
@@ -87,8 +90,14 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         if fixed.is_empty() { String::new() } else { format!("; {} derived before", fixed.len()) }
     )?;
     let plan: Vec<Sector> = plan.into_iter().collect();
-    let derived = derive_tables(db, &pool, &plan, dir, out)?;
-    bytes.extend(plan.iter().copied().zip(derived.done.iter().cloned()));
+    // Each checked against its full table, its stub written, its `.wdl` removed.
+    let words = ["deriving", "derived", "already there"];
+    let notes = ["derived: checked, stub written", "derived: stub already there"];
+    let derived = pass(db, &plan, words, notes, out, |sector, _| {
+        let d = pool.install(|| db.export_derived(sector, dir))?;
+        Ok(Exported { bytes: d.stub_bytes, full_bytes: d.table_bytes, written: d.written })
+    })?;
+    bytes.extend(plan.iter().copied().zip(derived.done.iter().copied()));
     finish(db, &derived, &bytes, out)
 }
 
@@ -99,91 +108,38 @@ fn derived_before(db: &Database, sector: Sector, dir: &Path) -> bool {
     stub.exists() || matches!(db.tier(sector), Ok(SectorTable::Derived(_)))
 }
 
-/// The header of a pass's table lines.
-fn columns(out: &mut impl Write) -> std::io::Result<()> {
+/// One pass over `sectors`: the column header, then `each` sector's
+/// line (its sizes in both tiers, the time, and `notes[0]` when it was
+/// written, `notes[1]` when it was kept).
+fn pass(
+    db: &Database,
+    sectors: &[Sector],
+    words: Words,
+    notes: [&str; 2],
+    out: &mut impl Write,
+    each: impl FnMut(Sector, &(dyn Fn() -> bool + Sync)) -> Result<Exported, DbError>,
+) -> Result<Pass<Exported>> {
     writeln!(
         out,
         "{:<10} {:>13} {:>10} {:>10} {:>10} {:>10}  file",
         "sector", "states", "full", "wdl", "bits/state", "time"
     )?;
-    out.flush()
-}
-
-/// A table's line: its sizes in both tiers, the time, and `note`.
-fn line(
-    db: &Database,
-    sector: Sector,
-    exported: &Exported,
-    took: std::time::Duration,
-    note: &str,
-) -> String {
-    let n = db.indexer().sector(sector).canonical_states();
-    table_line(
-        sector,
-        n,
-        &[
-            (units::bytes(exported.full_bytes), 10),
-            (units::bytes(exported.bytes), 10),
-            (format!("{:.4}", bits(exported.bytes, n)), 10),
-        ],
-        took,
-        note,
-    )
-}
-
-/// The `.wdl` file of each of `sectors`.
-fn export_tables(
-    db: &Database,
-    pool: &rayon::ThreadPool,
-    sectors: &[Sector],
-    dir: &Path,
-    out: &mut impl Write,
-) -> Result<Pass<Exported>> {
-    columns(out)?;
+    out.flush()?;
     table_by_table(
         db,
         sectors,
-        ["exporting", "written", "already there"],
+        words,
         out,
-        |sector, cancelled| pool.install(|| db.export_wdl(sector, dir, cancelled)),
-        |exported| exported.written,
-        |sector, exported, took| {
-            let note = if exported.written { "written" } else { "already there, checked" };
-            line(db, sector, exported, took, note)
-        },
-    )
-}
-
-/// The stub of each of `sectors` in place of its `.wdl` file, each checked.
-fn derive_tables(
-    db: &Database,
-    pool: &rayon::ThreadPool,
-    sectors: &[Sector],
-    dir: &Path,
-    out: &mut impl Write,
-) -> Result<Pass<Exported>> {
-    columns(out)?;
-    table_by_table(
-        db,
-        sectors,
-        ["deriving", "derived", "already there"],
-        out,
-        |sector, _| {
-            let d = pool.install(|| db.export_derived(sector, dir))?;
-            Ok::<_, DbError>(Exported {
-                bytes: d.stub_bytes,
-                full_bytes: d.table_bytes,
-                written: d.written,
-            })
-        },
-        |exported| exported.written,
-        |sector, exported, took| {
-            let note = if exported.written {
-                "derived: checked, stub written"
-            } else {
-                "derived: stub already there"
-            };
-            line(db, sector, exported, took, note)
+        each,
+        |e| e.written,
+        |sector, e, took| {
+            let n = db.indexer().sector(sector).canonical_states();
+            let columns = [
+                (units::bytes(e.full_bytes), 10),
+                (units::bytes(e.bytes), 10),
+                (format!("{:.4}", bits(e.bytes, n)), 10),
+            ];
+            table_line(sector, n, &columns, took, notes[usize::from(!e.written)])
         },
     )
 }
