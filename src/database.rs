@@ -32,7 +32,8 @@ use crate::solve::plan::Job;
 use crate::solve::{moving_pairs, MovingPair, ResumePoint, SolveError};
 use crate::stats::Counts;
 use crate::table::{
-    max_table_bytes, write_table, write_wdl, DerivedStub, Table, TableError, TableInfo, WdlTable,
+    max_table_bytes, write_table, write_wdl, Compression, DerivedStub, Table, TableError,
+    TableInfo, WdlTable,
 };
 use crate::value::{Cell, Outcome, Value};
 use crate::variant::Variant;
@@ -343,15 +344,18 @@ impl Database {
     /// database's full table, into the directory `out` (which must exist),
     /// unless a file there already is that table (it opens, says it was
     /// made from this very table, every block checks out and the outcomes
-    /// of its canonical slots add up to the table's counts); the file
-    /// written is checked the same way. Blocks are
-    /// made on the calling thread pool; `cancelled` is asked before each,
-    /// and a yes stops the write with [`DbError::Interrupted`], leaving no
-    /// file behind.
+    /// of its canonical slots add up to the table's counts) compressed at
+    /// least as hard as `compression` asks (a version-1 file is rewritten
+    /// when [`Compression::Smallest`] is asked); the file written is
+    /// checked the same way. Blocks are made on the calling thread pool;
+    /// `cancelled` is asked before each, and a yes stops the write with
+    /// [`DbError::Interrupted`], leaving no file behind (and the one
+    /// there before, if any).
     pub fn export_wdl(
         &self,
         sector: Sector,
         out: &Path,
+        compression: Compression,
         cancelled: &(dyn Fn() -> bool + Sync),
     ) -> Result<Exported, DbError> {
         let path = out.join(self.wdl_path(sector).file_name().expect("a file name"));
@@ -369,11 +373,13 @@ impl Database {
             Some(mask)
         };
         if let Ok(wdl) = WdlTable::open(&path, &rules, &name) {
-            if wdl.info() == table.info() && wdl.verify_counts(&canonical).is_ok() {
+            let hard_enough = compression == Compression::Quick || wdl.version() >= 2;
+            if hard_enough && wdl.info() == table.info() && wdl.verify_counts(&canonical).is_ok() {
                 return Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: false });
             }
         }
-        stopped_if_cancelled(write_wdl(&path, &table, &canonical, cancelled), &path, cancelled)?;
+        let written = write_wdl(&path, &table, &canonical, cancelled, compression);
+        stopped_if_cancelled(written, &path, cancelled)?;
         let wdl = WdlTable::open(&path, &rules, &name)?;
         wdl.verify_counts(&canonical)?;
         Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: true })

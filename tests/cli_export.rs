@@ -142,15 +142,13 @@ fn export_with_derive_plans_by_the_tier_s_bytes_and_resumes() {
     let db = dir.path().join("db");
     let (plain, out) = (dir.path().join("plain"), dir.path().join("derived"));
     ok(&db, &["--variant", "six", "solve", "--threads", "2"]);
-    let export = |to: &Path, derive: bool| {
+    let export = |to: &Path, flag: &str| {
         let mut args = vec!["--variant", "six", "export", "--wdl", to.to_str().unwrap()];
-        args.extend(["--threads", "2"]);
-        if derive {
-            args.push("--derive");
-        }
+        args.extend(["--threads", "2", flag]);
         ok(&db, &args)
     };
-    export(&plain, false);
+    // The plan is made by the sizes of the quick export's files.
+    export(&plain, "--quick");
     let size = |dir: &Path, name: &str| fs::metadata(dir.join(name)).unwrap().len();
     let bytes: BTreeMap<Sector, u64> = wdl_files(&plain)
         .iter()
@@ -172,19 +170,29 @@ fn export_with_derive_plans_by_the_tier_s_bytes_and_resumes() {
             .filter_map(|n| n.strip_suffix(".derived").map(|n| n["six-".len()..].parse().unwrap()))
             .collect()
     };
-    let first = export(&out, true);
+    let first = export(&out, "--derive");
     assert!(first.contains("chosen by their win/draw/loss bytes"), "{first}");
     assert_eq!(stubs(&out), by_bytes);
     let files = wdl_files(&out);
     assert_eq!(files.len() + by_bytes.len(), sectors.len(), "{files:?}");
     let on_disk: u64 = common::files(&out).values().map(|b| b.len() as u64).sum();
     assert!(on_disk < kept(&by_states), "{on_disk} bytes");
+    // The kept tables were then compressed as hard as they go: version 2,
+    // none larger than its quick version.
+    let kept_tables = files.len();
+    assert!(first.contains(&format!("compressing the {kept_tables} kept tables")), "{first}");
+    let tier = Database::new(&out, six.clone());
+    for name in &files {
+        let sector: Sector = name["six-".len()..name.len() - 4].parse().unwrap();
+        assert_eq!(tier.wdl_table(sector).unwrap().version(), 2, "{name}");
+        assert!(size(&out, name) <= size(&plain, name), "{name}");
+    }
 
     // As if stopped while deriving: one stub not yet written.
     let last = *by_bytes.iter().next_back().unwrap();
     fs::remove_file(out.join(format!("six-{last}.derived"))).unwrap();
     fs::copy(plain.join(format!("six-{last}.wdl")), out.join(format!("six-{last}.wdl"))).unwrap();
-    let again = export(&out, true);
+    let again = export(&out, "--derive");
     assert!(again.contains(&format!("{} derived before", by_bytes.len() - 1)), "{again}");
     assert!(again.contains("1 derived, "), "{again}");
     assert_eq!(stubs(&out), by_bytes);

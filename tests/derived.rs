@@ -16,7 +16,7 @@ use morris::database::{plan_derived, Database, DbError, SectorTable, Stored};
 use morris::index::Sector;
 use morris::position::Position;
 use morris::query::Query;
-use morris::table::write_derived_stub;
+use morris::table::{write_derived_stub, Compression};
 use morris::value::{Cell, Outcome, Value};
 use morris::verify::{Tier, Verifier};
 use std::collections::HashMap;
@@ -129,7 +129,7 @@ fn every_cell_of_six_whole_comes_back_in_both_tiers_and_verify_passes() {
         if derived.contains(&s) {
             assert!(db.export_derived(s, &out).unwrap().written, "{s}");
         } else {
-            db.export_wdl(s, &out, &|| false).unwrap();
+            db.export_wdl(s, &out, Compression::Smallest, &|| false).unwrap();
         }
     }
     let wdl = Database::new(&out, db.variant().clone());

@@ -14,6 +14,7 @@ use morris::index::Sector;
 use morris::position::{Move, Position, State};
 use morris::query::{after, play_moves, Exactness, MoveValue, Query, QueryError, DRAW_LINE_PLIES};
 use morris::rules::{legal_moves, status, Status};
+use morris::table::Compression;
 use morris::value::Value;
 use morris::verify::value_from_successors;
 use nine7::{db, nine, positions};
@@ -263,7 +264,7 @@ fn wdl_db() -> &'static Database {
         let dir = dir().join("wdl");
         std::fs::create_dir(&dir).unwrap();
         for (m, o) in SECTORS {
-            db().export_wdl(Sector::moving(m, o), &dir, &|| false).unwrap();
+            db().export_wdl(Sector::moving(m, o), &dir, Compression::Smallest, &|| false).unwrap();
         }
         Database::new(dir, nine())
     })

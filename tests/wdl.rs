@@ -14,7 +14,7 @@ use morris::index::Sector;
 use morris::position::Position;
 use morris::query::{Exactness, Query};
 use morris::stats::Counts;
-use morris::table::write_table;
+use morris::table::{write_table, Compression};
 use morris::value::{Cell, Outcome, Value};
 use morris::verify::{Tier, Verifier};
 use std::fs;
@@ -28,9 +28,20 @@ fn outcome(cell: u16) -> Outcome {
     }
 }
 
-/// Exports every sector of `sectors` into `out`; what each export did.
+/// Exports every sector of `sectors` into `out`, compressed as hard as
+/// `Compression::Smallest`; what each export did.
 fn export(db: &Database, sectors: &[Sector], out: &Path) -> Vec<Exported> {
-    sectors.iter().map(|&s| db.export_wdl(s, out, &|| false).unwrap()).collect()
+    export_as(db, sectors, out, Compression::Smallest)
+}
+
+/// Exports every sector of `sectors` into `out` as `compression` asks.
+fn export_as(
+    db: &Database,
+    sectors: &[Sector],
+    out: &Path,
+    compression: Compression,
+) -> Vec<Exported> {
+    sectors.iter().map(|&s| db.export_wdl(s, out, compression, &|| false).unwrap()).collect()
 }
 
 /// Every canonical slot of every sector's win/draw/loss table in `out`
@@ -63,14 +74,28 @@ fn six_whole(dir: &Path) -> (Database, Vec<Sector>, PathBuf) {
 }
 
 #[test]
-fn every_state_of_six_whole_keeps_its_outcome() {
+fn every_state_of_six_whole_keeps_its_outcome_in_both_versions() {
     let dir = scratch();
     let (db, sectors, out) = six_whole(dir.path());
-    let first = export(&db, &sectors, &out);
-    assert!(first.iter().all(|e| e.written));
-    let states = compare_every_slot(&db, &sectors, &out);
     let want: u64 = sectors.iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
-    assert_eq!(states, want);
+    // Version 1 (four codes a byte), as the builds before version 2 wrote.
+    let quick = export_as(&db, &sectors, &out, Compression::Quick);
+    assert!(quick.iter().all(|e| e.written));
+    let wdl_db = Database::new(&out, db.variant().clone());
+    assert!(sectors.iter().all(|&s| wdl_db.wdl_table(s).unwrap().version() == 1));
+    assert_eq!(compare_every_slot(&db, &sectors, &out), want);
+    // Asked for the smallest, every version-1 file is rewritten as version 2.
+    let smallest = export(&db, &sectors, &out);
+    assert!(smallest.iter().all(|e| e.written));
+    assert!(sectors.iter().all(|&s| wdl_db.wdl_table(s).unwrap().version() == 2));
+    assert_eq!(compare_every_slot(&db, &sectors, &out), want);
+    let (before, after): (u64, u64) =
+        quick.iter().zip(&smallest).fold((0, 0), |(b, a), (q, s)| (b + q.bytes, a + s.bytes));
+    assert!(after <= before, "version 2 {after} bytes, version 1 {before}");
+    // Version 2 files are kept whatever is asked.
+    for compression in [Compression::Smallest, Compression::Quick] {
+        assert!(export_as(&db, &sectors, &out, compression).iter().all(|e| !e.written));
+    }
 }
 
 #[test]
@@ -194,7 +219,7 @@ fn the_forward_check_of_the_tier_passes_and_finds_an_outcome_changed_under_good_
     fs::create_dir(changed.dir()).unwrap();
     write_table(&changed.table_path(sector), &info, &cells).unwrap();
     fs::remove_file(tier.wdl_path(sector)).unwrap();
-    changed.export_wdl(sector, &out, &|| false).unwrap();
+    changed.export_wdl(sector, &out, Compression::Smallest, &|| false).unwrap();
 
     let tier = Database::new(&out, db.variant().clone());
     let check = Verifier::of_tier(&tier, &[sector], Tier::Wdl).next().unwrap().1.unwrap();

@@ -23,8 +23,12 @@ use crate::atomic_file::write_atomically;
 /// Version of the stub layout this build writes and reads.
 pub const VERSION: u32 = 1;
 
-const DERIVED: Kind =
-    Kind { magic: *b"MORRISDV", version: VERSION, what: "morris derived-sector stub" };
+const DERIVED: Kind = Kind {
+    magic: *b"MORRISDV",
+    version: VERSION,
+    oldest: VERSION,
+    what: "morris derived-sector stub",
+};
 
 /// A derived sector's stub, read and checked: what the table it stands
 /// for held.

@@ -27,13 +27,17 @@ pub(super) const MAGIC: [u8; 8] = *b"MORRISTB";
 /// what a block holds.
 pub(super) struct Kind {
     pub(super) magic: [u8; 8],
+    /// The version this build writes, and the newest it reads.
     pub(super) version: u32,
+    /// The oldest version this build reads.
+    pub(super) oldest: u32,
     /// The file's kind in words, for errors.
     pub(super) what: &'static str,
 }
 
 /// The full tier: value and distance of every slot.
-pub(super) const FULL: Kind = Kind { magic: MAGIC, version: FORMAT_VERSION, what: "morris table" };
+pub(super) const FULL: Kind =
+    Kind { magic: MAGIC, version: FORMAT_VERSION, oldest: FORMAT_VERSION, what: "morris table" };
 pub(super) const CRC_LEN: usize = 4;
 pub(super) const OFFSET_LEN: usize = 8;
 /// Bounds what a damaged header can make the decoder allocate.
@@ -82,13 +86,15 @@ pub enum TableError {
         what: &'static str,
     },
     /// A table of another format version.
-    #[error("{}: table format version {found} is not supported (this build reads version {supported})", path.display())]
+    #[error("{}: table format version {found} is not supported (this build reads {})", path.display(), versions(*.oldest, *.supported))]
     UnsupportedVersion {
         /// The file.
         path: PathBuf,
         /// Its version.
         found: u32,
-        /// The version this build reads.
+        /// The oldest version this build reads.
+        oldest: u32,
+        /// The newest version this build reads (the one it writes).
         supported: u32,
     },
     /// A table solved under other rules.
@@ -251,6 +257,15 @@ pub(super) fn cells_of_planes(planes: &[u8], out: &mut [u16]) {
     }
 }
 
+/// "version 1" or "versions 1 to 2", for the error of a version not read.
+fn versions(oldest: u32, newest: u32) -> String {
+    if oldest == newest {
+        format!("version {newest}")
+    } else {
+        format!("versions {oldest} to {newest}")
+    }
+}
+
 /// Decodes and checks the header of a file of `kind`; returns it with its
 /// length in bytes.
 pub(super) fn parse_header(
@@ -267,10 +282,11 @@ pub(super) fn parse_header(
     }
     let (preamble, _): (Preamble, usize) = bincode::decode_from_slice(bytes, HEADER_CONFIG)
         .map_err(|e| corrupt(format!("unreadable header: {e}")))?;
-    if preamble.format_version != kind.version {
+    if !(kind.oldest..=kind.version).contains(&preamble.format_version) {
         return Err(TableError::UnsupportedVersion {
             path: path.to_owned(),
             found: preamble.format_version,
+            oldest: kind.oldest,
             supported: kind.version,
         });
     }

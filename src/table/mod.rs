@@ -41,7 +41,8 @@
 //! - [`derived`]: the stub left where a derived sector's table was
 //!   ([`DerivedStub`], [`write_derived_stub`]): its header, no cells.
 //! - [`wdl`]: the win/draw/loss tier, in files of the same layout whose
-//!   blocks hold 2-bit outcomes: [`WdlTable`], [`write_wdl`].
+//!   blocks hold 2-bit outcomes, four or one a byte: [`WdlTable`],
+//!   [`write_wdl`].
 //!
 //! The counts in the header are [`crate::stats::Counts`].
 
@@ -57,5 +58,5 @@ mod tests;
 pub use derived::{write_derived_stub, DerivedStub};
 pub use format::{TableError, TableInfo, BLOCK_CELLS, FORMAT_VERSION, ZSTD_LEVEL};
 pub use reader::{cell_in_planes, Table};
-pub use wdl::{write_wdl, WdlTable};
+pub use wdl::{write_wdl, Compression, WdlTable};
 pub use writer::{max_table_bytes, rewrite_table, write_table, write_table_with, WriteOptions};

@@ -34,6 +34,8 @@ pub struct Table<B: AsRef<[u8]>> {
 pub(super) struct Blocks {
     pub(super) path: PathBuf,
     pub(super) info: TableInfo,
+    /// The file's format version (of its kind).
+    pub(super) version: u32,
     pub(super) block_cells: u64,
     pub(super) data_start: usize,
     /// End of each block record, counted from `data_start`.
@@ -277,6 +279,7 @@ impl Blocks {
         let (data_start, ends) = parse_offsets(data, &header, header_len, path)?;
         Ok(Blocks {
             info: header.info(),
+            version: header.format_version,
             block_cells: u64::from(header.block_cells),
             data_start,
             ends,
@@ -334,21 +337,35 @@ impl Blocks {
         len: usize,
         out: &mut Vec<u8>,
     ) -> Result<(), TableError> {
+        let n = self.decode_frame_upto(bytes, block, len, out)?;
+        if n != len {
+            return Err(
+                self.corrupt(format!("block {block}: decompressed to {n} bytes, expected {len}"))
+            );
+        }
+        Ok(())
+    }
+
+    /// Checks block `block` of the file `bytes` and decompresses its frame
+    /// into `out`, which it leaves as long as the frame's content: at most
+    /// `most` bytes (more is an error). Returns that length.
+    pub(super) fn decode_frame_upto(
+        &self,
+        bytes: &[u8],
+        block: usize,
+        most: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, TableError> {
         let record = self.record(bytes, block);
         let (frame, crc) = record.split_at(record.len() - CRC_LEN);
         if crc32fast::hash(frame).to_le_bytes() != crc {
             return Err(self.corrupt(format!("block {block}: checksum mismatch")));
         }
-        out.resize(len, 0);
+        out.resize(most, 0);
         let n = decompress(frame, out)
             .map_err(|e| self.corrupt(format!("block {block}: cannot decompress: {e}")))?;
-        if n != out.len() {
-            return Err(self.corrupt(format!(
-                "block {block}: decompressed to {n} bytes, expected {}",
-                out.len()
-            )));
-        }
-        Ok(())
+        out.truncate(n);
+        Ok(n)
     }
 }
 

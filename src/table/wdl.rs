@@ -12,11 +12,23 @@
 //! made from, cells per block, CRC-32 of the offset table), the CRC-32 of
 //! the header, the end of each block record, and the records, each a zstd
 //! frame and its CRC-32. Only a block differs: [`BLOCK_CELLS`] slots
-//! (256 Ki), their 2-bit codes packed four to a byte (slot `i` in bits
-//! `2 (i mod 4)` of byte `i / 4`: 0 loss, 1 draw, 2 win, as in the search's
-//! leaf caches), compressed at level [`ZSTD_LEVEL`] (19). Runs of one
-//! outcome are runs of one byte (0x00, 0x55, 0xaa) that zstd codes in a
-//! few bits.
+//! (256 Ki), each slot's 2-bit code (0 loss, 1 draw, 2 win, as in the
+//! search's leaf caches) in one of two layouts, compressed at level
+//! [`ZSTD_LEVEL`] (19):
+//! - four codes a byte (slot `i` in bits `2 (i mod 4)` of byte `i / 4`),
+//!   the only layout of version 1;
+//! - one code a byte (slot `i` in byte `i`), since version 2.
+//!
+//! The writer compresses a block both ways and keeps the smaller frame;
+//! the length of the decompressed frame tells the reader which it is (a
+//! block of one slot is the same byte either way). Runs of one outcome
+//! are runs of one byte that zstd codes in a few bits either way; one
+//! code a byte lets zstd's matches and entropy coder see each slot, which
+//! pays on mixed blocks (by 2-9% on samples of nine's kept sectors), and
+//! four a byte keeps a quarter of the bytes, which pays on others (by
+//! about 2% on the mover-ahead sectors of nine without flying). A reader
+//! keeps every block in the first layout once decoded, so what reads the
+//! codes does not see the difference.
 //!
 //! Slots that hold no position (non-canonical: their mover set has a
 //! symmetry that maps the opponent's stones to a smaller set) are a draw
@@ -25,11 +37,11 @@
 //! never break a run: the "lookahead" filler of `docs/compression.md`.
 //! A reader never asks for them.
 //!
-//! The choice follows `docs/compression.md` (`wdl 2b 256Ki L19 nc`): one
-//! byte a cell compresses some sectors better (5% on nine's 9-9 without
-//! flying, 13% on twelve's 5-4), others worse, and decodes half as fast; the opponent-major order and capture "don't care" cells
-//! gain more on some sectors but need a choice per table and a probe, and
-//! are not done here.
+//! The choice follows `docs/compression.md` (`wdl 2b 256Ki L19 nc` and
+//! `wdl 1B 256Ki L19 nc`, the better of the two a block); the
+//! opponent-major order and capture "don't care" cells gain more on some
+//! sectors but need a choice per table and a probe, and are not done
+//! here.
 
 use std::ops::Range;
 use std::path::Path;
@@ -44,8 +56,9 @@ use super::Table;
 use crate::atomic_file::write_atomically;
 use crate::value::{Cell, Outcome};
 
-/// Version of the win/draw/loss layout this build writes and reads.
-pub const VERSION: u32 = 1;
+/// Version of the win/draw/loss layout this build writes (blocks of
+/// either layout); it reads version 1 too (four codes a byte only).
+pub const VERSION: u32 = 2;
 
 /// Slots per block.
 pub const BLOCK_CELLS: u32 = 256 * 1024;
@@ -55,7 +68,7 @@ pub const ZSTD_LEVEL: i32 = 19;
 
 /// The win/draw/loss tier's files.
 pub(super) const WDL: Kind =
-    Kind { magic: *b"MORRISWD", version: VERSION, what: "morris win/draw/loss table" };
+    Kind { magic: *b"MORRISWD", version: VERSION, oldest: 1, what: "morris win/draw/loss table" };
 
 /// The 2-bit code of a stored cell: 0 loss, 1 draw, 2 win. A cell holds
 /// the depth + 1 (0 for a draw) and odd depths are wins, so even cells
@@ -89,6 +102,14 @@ pub fn pack(cells: &[u16]) -> Vec<u8> {
         }
     });
     packed
+}
+
+/// Codes (one a byte, each below 4) packed four to a byte.
+fn pack_codes(codes: &[u8]) -> Vec<u8> {
+    codes
+        .chunks(4)
+        .map(|four| four.iter().enumerate().fold(0, |acc, (i, &c)| acc | c << (2 * i)))
+        .collect()
 }
 
 /// Whether a packed byte holds the code 3, which no cell has.
@@ -138,6 +159,12 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
         self.bytes.as_ref().len() as u64
     }
 
+    /// The file's format version: 1 (four codes a byte), or 2 (each block
+    /// the smaller layout, what [`Compression::Smallest`] writes).
+    pub fn version(&self) -> u32 {
+        self.blocks.version
+    }
+
     /// Blocks in the file.
     pub fn blocks(&self) -> usize {
         self.blocks.count()
@@ -177,8 +204,8 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
         Ok(Outcome::from_score(decode(code)))
     }
 
-    /// Block `block`'s codes, four to a byte, checked and decompressed,
-    /// bypassing the cache.
+    /// Block `block`'s codes, four to a byte whatever the block's layout,
+    /// checked and decompressed, bypassing the cache.
     pub fn block_codes(&self, block: usize) -> Result<Vec<u8>, TableError> {
         let b = &self.blocks;
         if block >= b.count() {
@@ -188,8 +215,30 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
                 slots: b.info.slots,
             });
         }
-        let mut packed = Vec::new();
-        b.decode_frame(self.bytes.as_ref(), block, b.block_len(block).div_ceil(4), &mut packed)?;
+        let len = b.block_len(block);
+        let four_a_byte = len.div_ceil(4);
+        let most = if b.version >= 2 { len.max(four_a_byte) } else { four_a_byte };
+        let mut frame = Vec::new();
+        let n = b.decode_frame_upto(self.bytes.as_ref(), block, most, &mut frame)?;
+        let packed = if n == four_a_byte {
+            frame
+        } else if n == len && b.version >= 2 {
+            if let Some(at) = frame.iter().position(|&code| code > 2) {
+                return Err(
+                    b.corrupt(format!("block {block}: slot {at} holds a code of no outcome"))
+                );
+            }
+            pack_codes(&frame)
+        } else {
+            return Err(b.corrupt(format!(
+                "block {block}: decompressed to {n} bytes, expected {four_a_byte}{}",
+                if b.version >= 2 {
+                    format!(" (four slots a byte) or {len} (one a byte)")
+                } else {
+                    String::new()
+                }
+            )));
+        };
         if let Some(at) = packed.iter().position(|&byte| has_bad_code(byte)) {
             return Err(b.corrupt(format!("block {block}: byte {at} holds a code of no outcome")));
         }
@@ -297,9 +346,54 @@ pub fn write_wdl<B: AsRef<[u8]> + Sync>(
     table: &Table<B>,
     canonical: &Canonical,
     cancelled: &(dyn Fn() -> bool + Sync),
+    compression: Compression,
+) -> Result<(), TableError> {
+    match compression {
+        Compression::Quick => write_as(path, table, canonical, cancelled, 1, Layout::FourAByte),
+        Compression::Smallest => {
+            write_as(path, table, canonical, cancelled, VERSION, Layout::Smaller)
+        }
+    }
+}
+
+/// How hard [`write_wdl`] works for its bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Compression {
+    /// Four codes a byte, a version-1 file: about a sixth of the CPU time
+    /// of [`Compression::Smallest`] (level 19 on a quarter of the bytes),
+    /// and 2-9% larger on nine's big sectors. What `export --derive`
+    /// writes first, to choose the sectors it derives by.
+    Quick,
+    /// Each block in the smaller of the two layouts, a version-2 file.
+    Smallest,
+}
+
+/// Which layout a writer gives a block's codes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Layout {
+    /// Four codes a byte: every block of a version-1 file.
+    FourAByte,
+    /// One code a byte (what tests need to reach the reader's handling
+    /// of it whatever the compressor prefers).
+    #[cfg(test)]
+    OneAByte,
+    /// The smaller of the two, four a byte on a tie (the faster to decode).
+    Smaller,
+}
+
+/// [`write_wdl`] with the header's `version` and each block's `layout`
+/// given: version 1 with four codes a byte writes the files of the builds
+/// before version 2 (what tests of those files need).
+fn write_as<B: AsRef<[u8]> + Sync>(
+    path: &Path,
+    table: &Table<B>,
+    canonical: &Canonical,
+    cancelled: &(dyn Fn() -> bool + Sync),
+    version: u32,
+    layout: Layout,
 ) -> Result<(), TableError> {
     let info = table.info();
-    let header = Header::new(&WDL, info, BLOCK_CELLS);
+    let header = Header::new(&Kind { version, ..WDL }, info, BLOCK_CELLS);
     let block_cells = u64::from(BLOCK_CELLS);
     let blocks = info.slots.div_ceil(block_cells) as usize;
     write_atomically(
@@ -323,11 +417,27 @@ pub fn write_wdl<B: AsRef<[u8]> + Sync>(
                     }
                     fill_non_canonical(&mut cells, &mask);
                 }
-                frame_record(&pack(&cells), ZSTD_LEVEL).map_err(io_error(tmp, "compress a block"))
+                block_record(&cells, layout).map_err(io_error(tmp, "compress a block"))
             })
         },
         |path, op, source| TableError::Io { path: path.to_owned(), op, source },
     )
+}
+
+/// The record of a block of `cells`, its codes in `layout`.
+fn block_record(cells: &[u16], layout: Layout) -> std::io::Result<Vec<u8>> {
+    let codes: Vec<u8> = cells.iter().map(|&c| code(c)).collect();
+    let four = || frame_record(&pack_codes(&codes), ZSTD_LEVEL);
+    let one = || frame_record(&codes, ZSTD_LEVEL);
+    match layout {
+        Layout::FourAByte => four(),
+        #[cfg(test)]
+        Layout::OneAByte => one(),
+        Layout::Smaller => {
+            let (four, one) = (four()?, one()?);
+            Ok(if one.len() < four.len() { one } else { four })
+        }
+    }
 }
 
 /// Gives each non-canonical slot of `cells` (where `canonical` is false)
@@ -397,7 +507,7 @@ mod tests {
         let (cells, full) = full_table(dir);
         let table = Table::open(&full, "r", "4-3").unwrap();
         let path = dir.join("t.wdl");
-        write_wdl(&path, &table, &canonical, &|| false).unwrap();
+        write_wdl(&path, &table, &canonical, &|| false, Compression::Smallest).unwrap();
         (cells, full, path)
     }
 
@@ -437,10 +547,63 @@ mod tests {
         assert!(err.to_string().contains("disagree with the header"), "{err}");
     }
 
+    /// The win/draw/loss file of the full table `full`, named `name` in
+    /// `dir`, with the header's `version` and each block in `layout`.
+    fn written(dir: &Path, full: &Path, name: &str, version: u32, layout: Layout) -> PathBuf {
+        let table = Table::open(full, "r", "4-3").unwrap();
+        let path = dir.join(name);
+        write_as(&path, &table, &canonical, &|| false, version, layout).unwrap();
+        path
+    }
+
+    #[test]
+    fn both_layouts_and_version_1_files_read_the_same_codes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, full) = full_table(dir.path());
+        let open = |name: &str, version: u32, layout: Layout| {
+            WdlTable::open(&written(dir.path(), &full, name, version, layout), "r", "4-3").unwrap()
+        };
+        let v1 = open("v1.wdl", 1, Layout::FourAByte);
+        let one = open("one.wdl", 2, Layout::OneAByte);
+        let smaller = open("smaller.wdl", 2, Layout::Smaller);
+        for block in 0..v1.blocks() {
+            let want = v1.block_codes(block).unwrap();
+            assert_eq!(one.block_codes(block).unwrap(), want, "block {block}");
+            assert_eq!(smaller.block_codes(block).unwrap(), want, "block {block}");
+        }
+        for table in [&v1, &one, &smaller] {
+            table.verify_counts(&canonical).unwrap();
+        }
+        // Each block the smaller of the two, so the file too.
+        assert!(smaller.bytes_on_disk() <= v1.bytes_on_disk().min(one.bytes_on_disk()));
+    }
+
+    #[test]
+    fn a_version_1_file_of_one_code_a_byte_and_a_newer_version_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, full) = full_table(dir.path());
+        let mixed = written(dir.path(), &full, "mixed.wdl", 1, Layout::OneAByte);
+        let err = WdlTable::open(&mixed, "r", "4-3").unwrap().verify().unwrap_err();
+        let err = err.to_string();
+        assert!(err.contains("mixed.wdl") && err.contains("block 0: cannot decompress"), "{err}");
+        let newer = written(dir.path(), &full, "newer.wdl", VERSION + 1, Layout::Smaller);
+        let err = WdlTable::open(&newer, "r", "4-3").err().expect("a newer version refused");
+        assert!(err.to_string().contains("(this build reads versions 1 to 2)"), "{err}");
+    }
+
     #[test]
     fn every_damaged_byte_is_caught_and_names_the_file() {
         let dir = tempfile::tempdir().unwrap();
-        let (_, full, path) = both(dir.path());
+        let (_, full, smaller) = both(dir.path());
+        let one = written(dir.path(), &full, "one.wdl", VERSION, Layout::OneAByte);
+        for path in [smaller, one] {
+            every_damaged_byte_is_caught(&path, &full);
+        }
+    }
+
+    fn every_damaged_byte_is_caught(path: &Path, full: &Path) {
+        let path = path.to_owned();
+        let name = path.file_name().unwrap().to_str().unwrap();
         let good = std::fs::read(&path).unwrap();
         let wdl = WdlTable::from_bytes(&good[..], &path, "r", "4-3").unwrap();
         let (start, ends) = (wdl.blocks.data_start, wdl.blocks.ends.clone());
@@ -458,13 +621,13 @@ mod tests {
             let err = WdlTable::from_bytes(&bad[..], &path, "r", "4-3")
                 .and_then(|t| t.verify())
                 .expect_err(&format!("byte {at} went unnoticed"));
-            assert!(err.to_string().contains("t.wdl"), "byte {at}: {err}");
+            assert!(err.to_string().contains(name), "byte {at}: {err}");
         }
         // Cut short, grown, or a full table given for one.
         for bad in [&good[..good.len() - 1], &[good.clone(), vec![0]].concat()[..]] {
             assert!(WdlTable::from_bytes(bad, &path, "r", "4-3").is_err());
         }
-        let err = WdlTable::open(&full, "r", "4-3").err().expect("a full table refused");
+        let err = WdlTable::open(full, "r", "4-3").err().expect("a full table refused");
         assert!(err.to_string().contains("not a morris win/draw/loss table"), "{err}");
         // Other rules or sector.
         assert!(WdlTable::open(&path, "other", "4-3").is_err());
@@ -477,13 +640,14 @@ mod tests {
         let (_, full) = full_table(dir.path());
         let table = Table::open(&full, "r", "4-3").unwrap();
         let path = dir.path().join("t.wdl");
-        let err = write_wdl(&path, &table, &canonical, &|| true).unwrap_err();
+        let err =
+            write_wdl(&path, &table, &canonical, &|| true, Compression::Smallest).unwrap_err();
         assert!(
             matches!(&err, TableError::Io { source, .. } if source.kind() == std::io::ErrorKind::Interrupted),
             "{err}"
         );
         let short = |slots: Range<u64>| Some(vec![true; (slots.end - slots.start) as usize - 1]);
-        let err = write_wdl(&path, &table, &short, &|| false);
+        let err = write_wdl(&path, &table, &short, &|| false, Compression::Quick);
         assert!(matches!(err, Err(TableError::BadInput { .. })), "{err:?}");
         let names: Vec<_> =
             std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();

@@ -3,12 +3,16 @@
 //! already there that checks out is kept, so a stopped export goes on
 //! where it stopped; files appear whole, by rename.
 //!
-//! With `--derive` every table is exported first, and the sectors to
-//! derive are then chosen by the sizes of their `.wdl` files
-//! ([`plan_derived`]): the plan that leaves out the most bytes, not the
-//! most states. Each derived sector is checked, gets its stub, and loses
-//! its `.wdl` file. Stubs already in OUT (a stopped export's) stay in the
-//! plan, so a stopped export goes on with the same kind of plan.
+//! Each block of a file is the smaller of its two layouts (a version-2
+//! file, [`Compression::Smallest`]). With `--derive` every table is
+//! first exported quickly (four codes a byte, a version-1 file: a sixth of
+//! the CPU time), and the sectors to derive are then chosen by the sizes
+//! of those files ([`plan_derived`]): the plan that leaves out the most
+//! bytes, not the most states. Each derived sector is checked, gets its
+//! stub, and loses its `.wdl` file; then the kept sectors' files are
+//! rewritten as version 2. Stubs already in OUT (a stopped export's) stay
+//! in the plan, and version-2 files are kept, so a stopped export goes on
+//! with the same kind of plan.
 
 use crate::common::{describe, sectors_in, threads};
 use crate::progress::{table_by_table, table_line, Pass, Words};
@@ -17,6 +21,7 @@ use crate::units::{self, bits};
 use anyhow::{Context, Result};
 use morris::database::{plan_derived, Database, DbError, Exported, SectorTable};
 use morris::index::Sector;
+use morris::table::Compression;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -34,13 +39,20 @@ pub struct Args {
 
     /// Leave out the sectors whose every outcome one ply of search over
     /// the other tables gives back, chosen by the sizes of their `.wdl`
-    /// files once every table is exported (about 37% of nine's states,
-    /// 70% of the tier's bytes): each is checked (recomputed from its
-    /// successors' full tables, every slot equal to its own) and gets a
-    /// stub of its header (`<variant>-<sector>.derived`) in place of its
-    /// `.wdl` file.
+    /// files once every table is exported quickly (about 37% of nine's
+    /// states, 70% of the tier's bytes): each is checked (recomputed from
+    /// its successors' full tables, every slot equal to its own) and gets
+    /// a stub of its header (`<variant>-<sector>.derived`) in place of its
+    /// `.wdl` file. The kept tables are then compressed as hard as they
+    /// go.
     #[arg(long)]
     derive: bool,
+
+    /// Four states a byte in every block (version-1 files): about a sixth
+    /// of the CPU time, 2-9% more bytes on nine's big sectors. With
+    /// `--derive`, the kept tables are left so too.
+    #[arg(long)]
+    quick: bool,
 }
 
 pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
@@ -71,8 +83,11 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let tables: Vec<Sector> = present.iter().copied().filter(|s| !fixed.contains(s)).collect();
     let mut bytes: BTreeMap<Sector, Exported> = BTreeMap::new();
     let words = ["exporting", "written", "already there"];
-    let exported = pass(db, &tables, words, ["written", "already there, checked"], out, |s, c| {
-        pool.install(|| db.export_wdl(s, dir, c))
+    let notes = ["written", "already there, checked"];
+    let compression =
+        if args.derive || args.quick { Compression::Quick } else { Compression::Smallest };
+    let exported = pass(db, &tables, words, notes, out, |s, c| {
+        pool.install(|| db.export_wdl(s, dir, compression, c))
     })?;
     bytes.extend(tables.iter().copied().zip(exported.done.iter().copied()));
     if !args.derive {
@@ -98,7 +113,20 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         Ok(Exported { bytes: d.stub_bytes, full_bytes: d.table_bytes, written: d.written })
     })?;
     bytes.extend(plan.iter().copied().zip(derived.done.iter().copied()));
-    finish(db, &derived, &bytes, out)
+    if args.quick {
+        return finish(db, &derived, &bytes, out);
+    }
+    // The kept tables, each block now in the smaller of its layouts.
+    let kept: Vec<Sector> = tables.iter().copied().filter(|s| !plan.contains(s)).collect();
+    writeln!(out, "{}", derived.summary())?;
+    writeln!(out, "compressing the {} kept tables as hard as they go", kept.len())?;
+    let words = ["compressing", "rewritten", "already there"];
+    let notes = ["rewritten, the smaller layout a block", "already there, checked"];
+    let smallest = pass(db, &kept, words, notes, out, |s, c| {
+        pool.install(|| db.export_wdl(s, dir, Compression::Smallest, c))
+    })?;
+    bytes.extend(kept.iter().copied().zip(smallest.done.iter().copied()));
+    finish(db, &smallest, &bytes, out)
 }
 
 /// Whether `sector` is derived before this export: in the database, or in
