@@ -32,8 +32,8 @@ use crate::solve::plan::Job;
 use crate::solve::{moving_pairs, MovingPair, ResumePoint, SolveError};
 use crate::stats::Counts;
 use crate::table::{
-    max_table_bytes, write_table, write_wdl, Compression, DerivedStub, Table, TableError,
-    TableInfo, WdlTable,
+    max_table_bytes, upgrade_wdl, write_table, write_wdl, Compression, DerivedStub, Table,
+    TableError, TableInfo, WdlTable,
 };
 use crate::value::{Cell, Outcome, Value};
 use crate::variant::Variant;
@@ -372,13 +372,18 @@ impl Database {
             index.for_each_in(slots, |slot, _, _| mask[(slot - start) as usize] = true);
             Some(mask)
         };
-        if let Ok(wdl) = WdlTable::open(&path, &rules, &name) {
-            let hard_enough = compression == Compression::Quick || wdl.version() >= 2;
-            if hard_enough && wdl.info() == table.info() && wdl.verify_counts(&canonical).is_ok() {
+        let there = WdlTable::open(&path, &rules, &name)
+            .ok()
+            .filter(|wdl| wdl.info() == table.info() && wdl.verify_counts(&canonical).is_ok());
+        let written = match there {
+            Some(wdl) if wdl.version() >= 2 || compression == Compression::Quick => {
                 return Ok(Exported { bytes: wdl.bytes_on_disk(), full_bytes, written: false });
             }
-        }
-        let written = write_wdl(&path, &table, &canonical, cancelled, compression);
+            // A version-1 file of this table: its blocks of four codes a
+            // byte kept where they are the smaller layout.
+            Some(_) => upgrade_wdl(&path, &rules, &name, cancelled).map(|_| ()),
+            None => write_wdl(&path, &table, &canonical, cancelled, compression),
+        };
         stopped_if_cancelled(written, &path, cancelled)?;
         let wdl = WdlTable::open(&path, &rules, &name)?;
         wdl.verify_counts(&canonical)?;

@@ -302,7 +302,8 @@ impl Blocks {
         (self.info.slots - start).min(self.block_cells) as usize
     }
 
-    fn record<'a>(&self, bytes: &'a [u8], block: usize) -> &'a [u8] {
+    /// Block `block`'s record (its frame and the frame's CRC), unchecked.
+    pub(super) fn record<'a>(&self, bytes: &'a [u8], block: usize) -> &'a [u8] {
         let start = if block == 0 { 0 } else { self.ends[block - 1] };
         &bytes[self.data_start + start..self.data_start + self.ends[block]]
     }

@@ -368,6 +368,44 @@ pub enum Compression {
     Smallest,
 }
 
+/// Rewrites the version-1 win/draw/loss table at `path` as version 2,
+/// atomically: each block's record kept when four codes a byte is the
+/// smaller layout, else replaced by the frame of one code a byte. The
+/// old records are not compressed again, so this costs what the second
+/// layout costs. Every block is checked as it is read. Returns whether it
+/// rewrote the file (a version-2 file is left alone). `cancelled` is
+/// asked before each block, as [`write_wdl`] does.
+pub fn upgrade_wdl(
+    path: &Path,
+    expect_rules: &str,
+    expect_sector: &str,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<bool, TableError> {
+    let old = WdlTable::open(path, expect_rules, expect_sector)?;
+    if old.version() >= VERSION {
+        return Ok(false);
+    }
+    let b = &old.blocks;
+    let header = Header::new(&WDL, &b.info, b.block_cells as u32);
+    write_atomically(
+        path,
+        |file, tmp| {
+            write_records_and_front(file, tmp, header, b.count(), |block| {
+                check_cancelled(cancelled, tmp)?;
+                let packed = old.block_codes(block)?;
+                let codes: Vec<u8> =
+                    (0..b.block_len(block)).map(|i| packed[i / 4] >> (2 * (i % 4)) & 3).collect();
+                let four = b.record(old.bytes.as_ref(), block);
+                let one =
+                    frame_record(&codes, ZSTD_LEVEL).map_err(io_error(tmp, "compress a block"))?;
+                Ok(if one.len() < four.len() { one } else { four.to_vec() })
+            })
+        },
+        |path, op, source| TableError::Io { path: path.to_owned(), op, source },
+    )?;
+    Ok(true)
+}
+
 /// Which layout a writer gives a block's codes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Layout {
@@ -576,6 +614,22 @@ mod tests {
         }
         // Each block the smaller of the two, so the file too.
         assert!(smaller.bytes_on_disk() <= v1.bytes_on_disk().min(one.bytes_on_disk()));
+    }
+
+    #[test]
+    fn an_upgraded_version_1_file_is_the_version_2_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, full) = full_table(dir.path());
+        let v1 = written(dir.path(), &full, "v1.wdl", 1, Layout::FourAByte);
+        let v2 = written(dir.path(), &full, "v2.wdl", 2, Layout::Smaller);
+        assert!(upgrade_wdl(&v1, "r", "4-3", &|| false).unwrap());
+        assert_eq!(std::fs::read(&v1).unwrap(), std::fs::read(&v2).unwrap());
+        assert!(!upgrade_wdl(&v1, "r", "4-3", &|| false).unwrap(), "version 2 is left alone");
+        // Stopped, it leaves the old file.
+        let v1 = written(dir.path(), &full, "v1.wdl", 1, Layout::FourAByte);
+        let before = std::fs::read(&v1).unwrap();
+        assert!(upgrade_wdl(&v1, "r", "4-3", &|| true).is_err());
+        assert_eq!(std::fs::read(&v1).unwrap(), before);
     }
 
     #[test]
