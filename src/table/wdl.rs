@@ -217,7 +217,7 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
         }
         let len = b.block_len(block);
         let four_a_byte = len.div_ceil(4);
-        let most = if b.version >= 2 { len.max(four_a_byte) } else { four_a_byte };
+        let most = if b.version >= 2 { len } else { four_a_byte }; // len >= four_a_byte
         let mut frame = Vec::new();
         let n = b.decode_frame_upto(self.bytes.as_ref(), block, most, &mut frame)?;
         let packed = if n == four_a_byte {
