@@ -37,6 +37,16 @@
 #                                    (examples/probe_inputs.rs writes them); each run
 #                                    twice, the first warming the page cache, output to
 #                                    /dev/null; positions/s from the wall time
+#   scripts/bench.sh latency DIR... [SECTORS]
+#                                    what one probe of a state costs through the library
+#                                    (`Database::stored`), warm and cold, in each database
+#                                    directory of nine (full tier, win/draw/loss tier,
+#                                    derived sectors: examples/derived_probe_cost.rs): 100
+#                                    random states of each sector of SECTORS (default
+#                                    9-8,8-9,8-8-1-0,8-8-1-1; comma-separated), the same in
+#                                    every directory; cold drops the directory's files from
+#                                    the page cache before each probe (no root needed);
+#                                    medians and means in microseconds
 #
 # The solver prints, per pair and in total: wall time, states per second,
 # predecessor edges per second (both over the pair's wall time), the levels
@@ -50,10 +60,10 @@ cd "$(dirname "$0")/.."
 
 what=all
 case "${1:-}" in
-    index | solve | query | verify | moving | placement | probe) what=$1; shift ;;
+    index | solve | query | verify | moving | placement | probe | latency) what=$1; shift ;;
     "") ;;
     -*) what=index ;; # The index benchmark's own options.
-    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]] | moving DB PAIR... | placement DB SECTOR... | probe DB [N]]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]] | moving DB PAIR... | placement DB SECTOR... | probe DB [N] | latency DIR... [SECTORS]]" >&2; exit 2 ;;
 esac
 
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
@@ -239,6 +249,20 @@ probe() {
     done
 }
 
+latency() {
+    local dirs=() sectors=9-8,8-9,8-8-1-0,8-8-1-1
+    for arg in "$@"; do
+        if [ -d "$arg" ]; then dirs+=("$arg"); else sectors=$arg; fi
+    done
+    if [ ${#dirs[@]} -eq 0 ]; then
+        echo "usage: scripts/bench.sh latency DIR... [SECTORS]" >&2
+        exit 2
+    fi
+    echo "== probe latency: Database::stored, 100 random states a sector, warm and cold"
+    cargo build --release --quiet --example derived_probe_cost
+    "$target/release/examples/derived_probe_cost" "${dirs[@]}" --sectors "$sectors" --probes 100
+}
+
 # Runs a command and writes "WALL s wall [USER s user SYS s system]" to $1.
 timed() {
     local out=$1; shift
@@ -259,6 +283,7 @@ case $what in
     moving) moving "$@" ;;
     placement) placement "$@" ;;
     probe) probe "$@" ;;
+    latency) latency "$@" ;;
     all)
         index
         echo

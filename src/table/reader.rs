@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::fs::File;
 use std::io;
 use std::ops::Range;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -13,13 +14,17 @@ use rayon::prelude::*;
 
 use super::format::{
     cells_of_planes, check_identity, io_error, parse_header, parse_offsets, Kind, TableError,
-    TableInfo, CRC_LEN, FULL,
+    TableInfo, CRC_LEN, FULL, OFFSET_LEN,
 };
 use crate::stats::{add_histograms, cell_histogram, Distances, Tally};
 
 /// Decompressed blocks `Table::get` keeps: a handful covers the locality of
 /// a search that probes neighbouring positions.
 pub(super) const CACHED_BLOCKS: usize = 8;
+
+/// Bytes read ahead for a header before it is parsed: more than any
+/// header takes, and one read of the disk.
+const HEADER_READ: usize = 64 * 1024;
 
 /// A table file opened for reading: the header and offset table are checked
 /// on opening, each block when it is read.
@@ -33,6 +38,8 @@ pub struct Table<B: AsRef<[u8]>> {
 /// need not be `Sync`), so parallel readers can share it.
 pub(super) struct Blocks {
     pub(super) path: PathBuf,
+    /// The file, to read ahead what a probe is about to touch.
+    pub(super) readahead: Readahead,
     pub(super) info: TableInfo,
     /// The file's format version (of its kind).
     pub(super) version: u32,
@@ -47,13 +54,60 @@ impl Table<memmap2::Mmap> {
     /// `expect_rules` and holds sector `expect_sector`. Reads only the header
     /// and the offset table.
     pub fn open(path: &Path, expect_rules: &str, expect_sector: &str) -> Result<Self, TableError> {
-        Table::from_bytes(map_file(path)?, path, expect_rules, expect_sector)
+        let (bytes, readahead) = map_for_probes(path)?;
+        let blocks = Blocks::parse(&bytes, path, &FULL, expect_rules, expect_sector, readahead)?;
+        Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
     }
+}
+
+/// The file a table is mapped from, kept open to tell the kernel which of
+/// its bytes a probe is about to read.
+///
+/// Why: a page fault in a file mapping that misses the page cache makes
+/// the kernel read around the page, as much as the device's read-ahead
+/// setting (8 MiB on this project's VMs), and wait for all of it. A cold
+/// probe of one cell took two such reads, the header and offset table
+/// and then its block: about 10 ms for what is some 300 KB. Asked first
+/// for exactly the bytes it needs, the kernel reads those, and the faults
+/// find their pages. Whole-table passes do not ask: the large windows of
+/// the kernel's own read-ahead are what they want.
+pub(super) struct Readahead(Option<File>);
+
+impl Readahead {
+    /// For bytes that are not a mapped file: nothing to ask.
+    pub(super) const NONE: Readahead = Readahead(None);
+
+    /// Starts reading `range` of the file into the page cache, without
+    /// waiting for it. Only a hint: a failure changes nothing but speed.
+    pub(super) fn will_need(&self, range: Range<usize>) {
+        let Some(file) = &self.0 else { return };
+        if range.is_empty() {
+            return;
+        }
+        let (Ok(start), Ok(len)) = (range.start.try_into(), range.len().try_into()) else {
+            return;
+        };
+        // Safety: an advisory call on a descriptor this value owns.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), start, len, libc::POSIX_FADV_WILLNEED) };
+    }
+}
+
+/// The whole file at `path`, mapped, with its file kept for
+/// [`Readahead`]: for the tables that answer probes.
+pub(super) fn map_for_probes(path: &Path) -> Result<(memmap2::Mmap, Readahead), TableError> {
+    let file = File::open(path).map_err(io_error(path, "open the table"))?;
+    let map = map_open(&file, path)?;
+    Ok((map, Readahead(Some(file))))
 }
 
 /// The whole file at `path`, mapped.
 pub(super) fn map_file(path: &Path) -> Result<memmap2::Mmap, TableError> {
     let file = File::open(path).map_err(io_error(path, "open the table"))?;
+    map_open(&file, path)
+}
+
+/// `file` (the one at `path`), mapped whole.
+fn map_open(file: &File, path: &Path) -> Result<memmap2::Mmap, TableError> {
     // Safety: the map is only sound while nobody changes the file. Tables
     // are never modified in place: writers make a new file and rename it
     // over the old one, which leaves this mapping on the old, unchanged
@@ -61,7 +115,7 @@ pub(super) fn map_file(path: &Path) -> Result<memmap2::Mmap, TableError> {
     // page past the new end raises SIGBUS and kills the process; if it
     // rewrites bytes, block checksums catch most changes, but a change
     // between a block's checksum and its decompression can go unnoticed.
-    unsafe { memmap2::Mmap::map(&file) }.map_err(io_error(path, "map the table"))
+    unsafe { memmap2::Mmap::map(file) }.map_err(io_error(path, "map the table"))
 }
 
 impl<B: AsRef<[u8]>> Table<B> {
@@ -73,8 +127,14 @@ impl<B: AsRef<[u8]>> Table<B> {
         expect_rules: &str,
         expect_sector: &str,
     ) -> Result<Self, TableError> {
-        let blocks =
-            Blocks::parse(bytes.as_ref(), path_for_errors, &FULL, expect_rules, expect_sector)?;
+        let blocks = Blocks::parse(
+            bytes.as_ref(),
+            path_for_errors,
+            &FULL,
+            expect_rules,
+            expect_sector,
+            Readahead::NONE,
+        )?;
         Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
     }
 
@@ -250,6 +310,7 @@ impl<B: AsRef<[u8]>> Table<B> {
             return Ok(cells);
         }
         // Decompress without holding the lock, so other threads' hits proceed.
+        self.blocks.will_read(block);
         let mut cells = vec![0; self.blocks.block_len(block)];
         self.blocks.decode(self.bytes.as_ref(), block, &mut cells)?;
         let cells: Arc<[u16]> = cells.into();
@@ -266,18 +327,25 @@ impl<B: AsRef<[u8]>> Table<B> {
 
 impl Blocks {
     /// The header and offset table of the file `data`, of `kind`, checked,
-    /// and its identity (`rules`, `sector`).
+    /// and its identity (`rules`, `sector`); each read ahead by
+    /// `readahead` before it is touched.
     pub(super) fn parse(
         data: &[u8],
         path: &Path,
         kind: &Kind,
         rules: &str,
         sector: &str,
+        readahead: Readahead,
     ) -> Result<Blocks, TableError> {
+        readahead.will_need(0..data.len().min(HEADER_READ));
         let (header, header_len) = parse_header(data, path, kind)?;
         check_identity(&header, rules, sector, path)?;
+        let blocks = header.slots.div_ceil(u64::from(header.block_cells.max(1)));
+        let offsets_end = (header_len + CRC_LEN) as u64 + blocks.saturating_mul(OFFSET_LEN as u64);
+        readahead.will_need(HEADER_READ..data.len().min(offsets_end as usize));
         let (data_start, ends) = parse_offsets(data, &header, header_len, path)?;
         Ok(Blocks {
+            readahead,
             info: header.info(),
             version: header.format_version,
             block_cells: u64::from(header.block_cells),
@@ -300,6 +368,13 @@ impl Blocks {
     pub(super) fn block_len(&self, block: usize) -> usize {
         let start = block as u64 * self.block_cells;
         (self.info.slots - start).min(self.block_cells) as usize
+    }
+
+    /// Starts reading block `block`'s record into the page cache
+    /// ([`Readahead`]): for a probe, before it decodes the block.
+    pub(super) fn will_read(&self, block: usize) {
+        let start = if block == 0 { 0 } else { self.ends[block - 1] };
+        self.readahead.will_need(self.data_start + start..self.data_start + self.ends[block]);
     }
 
     /// Block `block`'s record (its frame and the frame's CRC), unchecked.
