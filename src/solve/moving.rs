@@ -242,7 +242,7 @@ impl CaptureRanks<'_> {
         (from, to): (u8, u8),
         own: Bits,
         removable: Bits,
-        out: &mut Captures,
+        out: &mut impl Gather,
     ) {
         match self {
             CaptureRanks::Frames(frames) => {
@@ -536,20 +536,32 @@ impl<'a> Pair<'a> {
                 for slot in range.clone() {
                     side.cells[slot as usize].store(0, Relaxed);
                 }
+                let mut batch = InitBatch::default();
                 side.index.for_each_in(range.clone(), |slot, mover, opponent| {
-                    let orbit = side.index.orbit_size(slot, opponent);
                     let mut ranks = CaptureRanks::Images {
                         point_images: self.images,
                         mover,
                         opponent,
                         images: None,
                     };
-                    let cell = self.init_state(side, &mut ranks, mover, opponent, orbit);
-                    side.cells[slot as usize].store(cell, Relaxed);
-                    if cell != 0 && cell & PENDING == 0 {
-                        side.note(slot, cell);
+                    let start = batch.captures.slots.len();
+                    match self.open_state(side, &mut ranks, mover, opponent, &mut batch.captures) {
+                        Opening::Decided(cell) => {
+                            batch.captures.slots.truncate(start);
+                            self.store_init(side, slot, cell);
+                        }
+                        Opening::Moves { quiet, any_move } => {
+                            let orbit = side.index.orbit_size(slot, opponent);
+                            let full = mover | opponent == self.v.board().all();
+                            let end = batch.captures.slots.len();
+                            batch.states.push(Batched { slot, end, quiet, any_move, orbit, full });
+                            if batch.states.len() == BATCH_STATES || end >= BATCH_CAPTURES {
+                                self.flush_init(side, &mut batch);
+                            }
+                        }
                     }
                 });
+                self.flush_init(side, &mut batch);
                 progress.advance(range.end - range.start);
             });
         }
@@ -620,30 +632,12 @@ impl<'a> Pair<'a> {
         opponent: Bits,
         orbit: u32,
     ) -> u16 {
-        let board = self.v.board();
-        let empty = board.all() & !(mover | opponent);
-        let flies = self.v.flies(side.sector.mover as u32, side.sector.mover_hand as u32);
-        // Empty only when the opponent has no stone on the board: then a
-        // mill captures nothing and its move is quiet.
-        let removable = board.removable(opponent);
-        let mut quiet = 0u32;
-        let mut any_move = false;
         let mut captures = Captures::default();
-        for from in points(mover) {
-            let targets = if flies { empty } else { empty & board.adjacent(from) };
-            for to in points(targets) {
-                any_move = true;
-                let own = mover ^ (1 << from) ^ (1 << to);
-                if !board.closes_mill(own, to) || removable == 0 {
-                    quiet += 1;
-                    continue;
-                }
-                let Some((index, cells)) = &side.captures else {
-                    return self.decided(1);
-                };
-                ranks.add(index, cells, (from, to), own, removable, &mut captures);
-            }
-        }
+        let (quiet, mut any_move) =
+            match self.open_state(side, ranks, mover, opponent, &mut captures) {
+                Opening::Decided(cell) => return cell,
+                Opening::Moves { quiet, any_move } => (quiet, any_move),
+            };
         if let Some((_, cells)) = &side.captures {
             captures.look_up(cells);
         }
@@ -654,7 +648,7 @@ impl<'a> Pair<'a> {
             let frames = match ranks {
                 CaptureRanks::Frames(frames) => *frames,
                 CaptureRanks::Images { .. } => {
-                    framed = side.exit_frames(removable, opponent);
+                    framed = side.exit_frames(self.v.board().removable(opponent), opponent);
                     &framed
                 }
             };
@@ -662,20 +656,91 @@ impl<'a> Pair<'a> {
                 return self.decided(1);
             }
         }
-        let Captures { fastest_win, deepest_loss, can_draw, .. } = captures;
+        let full = mover | opponent == self.v.board().all();
+        self.close_state(Batched { slot: 0, end: 0, quiet, any_move, orbit, full }, &captures.exits)
+    }
+
+    /// A state's moves: its quiet moves counted, its captures ranked into
+    /// `out` (whose reads are left to the caller), or its cell when a
+    /// move decides it at once (a capture that leaves the opponent too
+    /// few stones; what it gathered before is then of no use).
+    #[inline]
+    fn open_state(
+        &self,
+        side: &Side,
+        ranks: &mut CaptureRanks,
+        mover: Bits,
+        opponent: Bits,
+        out: &mut impl Gather,
+    ) -> Opening {
+        let board = self.v.board();
+        let empty = board.all() & !(mover | opponent);
+        let flies = self.v.flies(side.sector.mover as u32, side.sector.mover_hand as u32);
+        // Empty only when the opponent has no stone on the board: then a
+        // mill captures nothing and its move is quiet.
+        let removable = board.removable(opponent);
+        let mut quiet = 0u32;
+        let mut any_move = false;
+        for from in points(mover) {
+            let targets = if flies { empty } else { empty & board.adjacent(from) };
+            for to in points(targets) {
+                any_move = true;
+                let own = mover ^ (1 << from) ^ (1 << to);
+                if !board.closes_mill(own, to) || removable == 0 {
+                    quiet += 1;
+                    continue;
+                }
+                let Some((index, cells)) = &side.captures else {
+                    return Opening::Decided(self.decided(1));
+                };
+                ranks.add(index, cells, (from, to), own, removable, out);
+            }
+        }
+        Opening::Moves { quiet, any_move }
+    }
+
+    /// The initial working cell of a state whose moves `state` counted,
+    /// from what its exits were found to be worth (`exits`).
+    #[inline]
+    fn close_state(&self, state: Batched, exits: &ExitValues) -> u16 {
+        let ExitValues { fastest_win, deepest_loss, can_draw } = *exits;
         if fastest_win != u32::MAX {
             // The successor lost at depth `fastest_win - 1`: a win one ply deeper.
             return self.decided(fastest_win);
         }
-        if !any_move {
-            let full = mover | opponent == board.all();
-            return if full && self.v.full_board_draw() { 0 } else { self.decided(0) };
+        if !state.any_move {
+            return if state.full && self.v.full_board_draw() { 0 } else { self.decided(0) };
         }
-        match (quiet, can_draw) {
+        match (state.quiet, can_draw) {
             (0, true) => 0,
             // Every capture loses: lost one ply after the slowest of them.
             (0, false) => self.decided(deepest_loss),
-            (n, draw) => PENDING | (n * orbit + draw as u32) as u16,
+            (n, draw) => PENDING | (n * state.orbit + draw as u32) as u16,
+        }
+    }
+
+    /// Reads the captures of the states in `batch` (prefetched when they
+    /// were gathered, a few states ago) and stores their cells.
+    fn flush_init(&self, side: &Side, batch: &mut InitBatch) {
+        let cells = side.captures.as_ref().map_or(&[][..], |(_, cells)| *cells);
+        let mut start = 0;
+        for &state in &batch.states {
+            let mut exits = ExitValues::default();
+            exits.read(&batch.captures.slots[start..state.end], cells);
+            start = state.end;
+            self.store_init(side, state.slot, self.close_state(state, &exits));
+        }
+        batch.states.clear();
+        batch.captures.slots.clear();
+    }
+
+    /// Stores the initial cell of `slot`, noting it in its chunk when it
+    /// is decided.
+    #[inline]
+    fn store_init(&self, side: &Side, slot: u64, cell: u16) {
+        side.cells[slot as usize].store(cell, Relaxed);
+        if cell != 0 && cell & PENDING == 0 {
+            side.note(slot, cell);
         }
     }
 
@@ -960,7 +1025,7 @@ impl<'a> Pair<'a> {
         // Every exit of a lost state wins for the opponent (a drawn one
         // would have kept its counter above zero): even cells, the
         // deepest of which is `deepest_loss`.
-        captures.deepest_loss.saturating_sub(1)
+        captures.exits.deepest_loss.saturating_sub(1)
     }
 
     /// Turns working cells into final cells and counts them. Non-canonical
@@ -1071,24 +1136,58 @@ impl Batch {
 struct Captures {
     slots: [u64; 64],
     pending: usize,
-    fastest_win: u32,
-    deepest_loss: u32,
-    can_draw: bool,
+    exits: ExitValues,
 }
 
 impl Default for Captures {
     fn default() -> Captures {
-        Captures {
-            slots: [0; 64],
-            pending: 0,
-            fastest_win: u32::MAX,
-            deepest_loss: 0,
-            can_draw: false,
+        Captures { slots: [0; 64], pending: 0, exits: ExitValues::default() }
+    }
+}
+
+/// What the exits read so far are worth to the state they leave.
+#[derive(Clone, Copy)]
+struct ExitValues {
+    /// The cell of the fastest win (a successor's loss, one ply deeper);
+    /// `u32::MAX` when none wins.
+    fastest_win: u32,
+    /// The deepest loss (a successor's win), 0 when none loses.
+    deepest_loss: u32,
+    /// Whether some exit draws.
+    can_draw: bool,
+}
+
+impl Default for ExitValues {
+    fn default() -> ExitValues {
+        ExitValues { fastest_win: u32::MAX, deepest_loss: 0, can_draw: false }
+    }
+}
+
+impl ExitValues {
+    /// Takes in the cells of `slots`: a successor's loss is a win for this
+    /// state, its win a loss, its draw a draw.
+    #[inline]
+    fn read(&mut self, slots: &[u64], cells: &[u16]) {
+        // Without branches on the values, so the reads are not held up by
+        // mispredictions. An odd cell is a loss of the successor (its depth
+        // is even), an even one a win, zero a draw.
+        for &slot in slots {
+            let c = cells[slot as usize] as u32;
+            let odd = c & 1 == 1;
+            self.fastest_win = self.fastest_win.min(if odd { c } else { u32::MAX });
+            self.deepest_loss = self.deepest_loss.max(if odd { 0 } else { c });
+            self.can_draw |= c == 0;
         }
     }
 }
 
-impl Captures {
+/// Where the slots of a state's exits are gathered (each prefetched as
+/// it is added) until their cells are read.
+trait Gather {
+    fn add(&mut self, slot: u64, cells: &[u16]);
+}
+
+impl Gather for Captures {
     #[inline]
     fn add(&mut self, slot: u64, cells: &[u16]) {
         if self.pending == self.slots.len() {
@@ -1098,24 +1197,65 @@ impl Captures {
         self.pending += 1;
         prefetch_u16(&cells[slot as usize]);
     }
+}
 
-    /// Reads the cells of the gathered slots: a successor's loss is a win
-    /// for this state, its win a loss, its draw a draw.
+impl Captures {
+    /// Reads the cells of the gathered slots into `exits`.
     #[inline]
     fn look_up(&mut self, cells: &[u16]) {
-        // Without branches on the values, so the reads are not held up by
-        // mispredictions. An odd cell is a loss of the successor (its depth
-        // is even), an even one a win, zero a draw.
-        for &slot in &self.slots[..self.pending] {
-            let c = cells[slot as usize] as u32;
-            let odd = c & 1 == 1;
-            self.fastest_win = self.fastest_win.min(if odd { c } else { u32::MAX });
-            self.deepest_loss = self.deepest_loss.max(if odd { 0 } else { c });
-            self.can_draw |= c == 0;
-        }
+        self.exits.read(&self.slots[..self.pending], cells);
         self.pending = 0;
     }
 }
+
+/// States of `init`'s walk in slot order whose moves were counted and
+/// whose capture slots were gathered and prefetched, their cells not yet
+/// read: a state's scattered reads are made a few states after they were
+/// asked for, so they overlap with the work in between rather than with
+/// the end of their own state's.
+#[derive(Default)]
+struct InitBatch {
+    states: Vec<Batched>,
+    captures: GatheredSlots,
+}
+
+/// The capture slots of the states of an [`InitBatch`], in order.
+#[derive(Default)]
+struct GatheredSlots {
+    slots: Vec<u64>,
+}
+
+impl Gather for GatheredSlots {
+    #[inline]
+    fn add(&mut self, slot: u64, cells: &[u16]) {
+        self.slots.push(slot);
+        prefetch_u16(&cells[slot as usize]);
+    }
+}
+
+/// What a state's moves counted, before its captures are read.
+#[derive(Clone, Copy)]
+struct Batched {
+    slot: u64,
+    /// The end of its captures among the batch's slots.
+    end: usize,
+    quiet: u32,
+    any_move: bool,
+    orbit: u32,
+    /// Whether the board is full (a draw where the rules say so).
+    full: bool,
+}
+
+/// A state's moves: decided by one of them, or counted.
+enum Opening {
+    Decided(u16),
+    Moves { quiet: u32, any_move: bool },
+}
+
+/// States an [`InitBatch`] holds before their captures are read.
+const BATCH_STATES: usize = 64;
+/// Capture slots after which a batch is read whatever its states.
+const BATCH_CAPTURES: usize = 512;
 
 /// Hints the CPU to fetch the cache line of `cell`.
 #[inline(always)]
