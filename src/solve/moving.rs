@@ -65,6 +65,9 @@ const MAX_WORKING_DEPTH: u16 = PENDING - 2;
 const CHUNK: u64 = 1 << 14;
 /// More un-moves than any state can have (12 stones flying to 20 points).
 const MAX_MOVES: usize = 256;
+/// Decided states whose predecessors a level has prefetched and not yet
+/// updated.
+const AHEAD: usize = 4;
 
 /// An already solved sector: its cells in slot order.
 pub struct SolvedSector<'a> {
@@ -869,15 +872,20 @@ impl<'a> Pair<'a> {
     ) -> u64 {
         let target = depth + 1;
         let partner = &self.sides[side.partner];
-        let mut batches = [Batch::EMPTY, Batch::EMPTY];
-        let mut ready: Option<usize> = None;
-        let mut next = 0;
+        // A ring of the last states' predecessors: each batch is applied
+        // when its place comes round again, `AHEAD` states after its
+        // cells were prefetched. Within a level the order of the updates
+        // does not change what they write.
+        let mut batches = [Batch::EMPTY; AHEAD];
         let mut found = 0;
         let mut edges = 0;
         for_each_at(side.cells, still, range, target, |slot| {
+            let batch = &mut batches[found % AHEAD];
+            if found >= AHEAD {
+                self.update(partner, batch, depth);
+            }
             found += 1;
             let (mover, opponent) = side.index.unrank(slot).expect("decided slots are canonical");
-            let batch = &mut batches[next];
             batch.len = self.predecessors(side, partner, mover, opponent, &mut batch.slots);
             // A win's predecessors lose one hope each, weighed by the orbit.
             batch.weight =
@@ -886,17 +894,12 @@ impl<'a> Pair<'a> {
             for &p in batch.slots() {
                 prefetch(&partner.cells[p as usize]);
             }
-            if let Some(previous) = ready {
-                self.update(partner, &batches[previous], depth);
-            }
-            ready = Some(next);
-            next ^= 1;
         });
-        if let Some(previous) = ready {
-            self.update(partner, &batches[previous], depth);
+        for i in found.saturating_sub(AHEAD)..found {
+            self.update(partner, &batches[i % AHEAD], depth);
         }
         self.edges.fetch_add(edges, Relaxed);
-        found
+        found as u64
     }
 
     /// Applies a decision at `depth` to the predecessors in `batch`: a loss
