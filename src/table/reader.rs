@@ -341,8 +341,12 @@ impl Blocks {
         let (header, header_len) = parse_header(data, path, kind)?;
         check_identity(&header, rules, sector, path)?;
         let blocks = header.slots.div_ceil(u64::from(header.block_cells.max(1)));
-        let offsets_end = (header_len + CRC_LEN) as u64 + blocks.saturating_mul(OFFSET_LEN as u64);
-        readahead.will_need(HEADER_READ..data.len().min(offsets_end as usize));
+        // A damaged header may say anything: no arithmetic may overflow
+        // (parse_offsets refuses it next).
+        let offsets_end = ((header_len + CRC_LEN) as u64)
+            .saturating_add(blocks.saturating_mul(OFFSET_LEN as u64));
+        let offsets_end = usize::try_from(offsets_end).unwrap_or(usize::MAX);
+        readahead.will_need(HEADER_READ..data.len().min(offsets_end));
         let (data_start, ends) = parse_offsets(data, &header, header_len, path)?;
         Ok(Blocks {
             readahead,
