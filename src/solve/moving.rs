@@ -557,7 +557,8 @@ impl<'a> Pair<'a> {
                             let orbit = side.index.orbit_size(slot, opponent);
                             let full = mover | opponent == self.v.board().all();
                             let end = batch.captures.slots.len();
-                            batch.states.push(Batched { slot, end, quiet, any_move, orbit, full });
+                            let moves = Counted { quiet, any_move, orbit, full };
+                            batch.states.push(Batched { slot, end, moves });
                             if batch.states.len() == BATCH_STATES || end >= BATCH_CAPTURES {
                                 self.flush_init(side, &mut batch);
                             }
@@ -660,7 +661,7 @@ impl<'a> Pair<'a> {
             }
         }
         let full = mover | opponent == self.v.board().all();
-        self.close_state(Batched { slot: 0, end: 0, quiet, any_move, orbit, full }, &captures.exits)
+        self.close_state(Counted { quiet, any_move, orbit, full }, &captures.exits)
     }
 
     /// A state's moves: its quiet moves counted, its captures ranked into
@@ -705,7 +706,7 @@ impl<'a> Pair<'a> {
     /// The initial working cell of a state whose moves `state` counted,
     /// from what its exits were found to be worth (`exits`).
     #[inline]
-    fn close_state(&self, state: Batched, exits: &ExitValues) -> u16 {
+    fn close_state(&self, state: Counted, exits: &ExitValues) -> u16 {
         let ExitValues { fastest_win, deepest_loss, can_draw } = *exits;
         if fastest_win != u32::MAX {
             // The successor lost at depth `fastest_win - 1`: a win one ply deeper.
@@ -731,7 +732,7 @@ impl<'a> Pair<'a> {
             let mut exits = ExitValues::default();
             exits.read(&batch.captures.slots[start..state.end], cells);
             start = state.end;
-            self.store_init(side, state.slot, self.close_state(state, &exits));
+            self.store_init(side, state.slot, self.close_state(state.moves, &exits));
         }
         batch.states.clear();
         batch.captures.slots.clear();
@@ -1236,12 +1237,18 @@ impl Gather for GatheredSlots {
     }
 }
 
-/// What a state's moves counted, before its captures are read.
+/// A state of an [`InitBatch`]: its slot, where its captures end among
+/// the batch's slots, and what its moves counted.
 #[derive(Clone, Copy)]
 struct Batched {
     slot: u64,
-    /// The end of its captures among the batch's slots.
     end: usize,
+    moves: Counted,
+}
+
+/// What a state's moves counted, before its captures are read.
+#[derive(Clone, Copy)]
+struct Counted {
     quiet: u32,
     any_move: bool,
     orbit: u32,
