@@ -155,7 +155,7 @@ fn frame_ranks_agree_with_rank() {
             let frame = sector.frame(mover);
             let mut slots = [u64::MAX; 32];
             if frame.is_plain() {
-                frame.ranks_plus_one(opponent, &mut slots);
+                frame.ranks_plus_one(opponent, all & !(mover | opponent), &mut slots);
                 plain += 1;
             }
             for p in points(all & !(mover | opponent)) {

@@ -163,6 +163,9 @@ impl Walk<'_> {
         }
         let mut counts = Counts::default();
         let mut edges = 0;
+        // Filled afresh for each state: zeroing 2 KiB a state cost more
+        // than the state's quiet ranks.
+        let mut scratch = Scratch { quiet: [0; 32], captures: [0; 24 * 12] };
         for_each_subset(free.count_ones(), self.sector.mover as u32, |_, compact| {
             let mover = deposit_bits(compact, free);
             // Around a symmetric opponent, positions that a symmetry fixing
@@ -180,7 +183,7 @@ impl Walk<'_> {
             };
             prefetch(&out[slot as usize]);
             let (value, read) = if self.sector.mover_hand > 0 {
-                self.best_placement(mover, opponent, &quiet, &captures)
+                self.best_placement(mover, opponent, &quiet, &captures, &mut scratch)
             } else {
                 self.best_slide(mover, opponent, &quiet, &captures)
             };
@@ -205,6 +208,7 @@ impl Walk<'_> {
         opponent: Bits,
         quiet: &MoverFrame,
         captures: &[MoverFrame],
+        scratch: &mut Scratch,
     ) -> (Value, u64) {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
@@ -213,9 +217,9 @@ impl Walk<'_> {
         if closing != 0 && !self.opponent_survives_capture {
             return (Value::Win(1), 0);
         }
-        let mut quiet_slots = [0u64; 32];
+        let quiet_slots = &mut scratch.quiet;
         if quiet.is_plain() {
-            quiet.ranks_plus_one(mover, &mut quiet_slots);
+            quiet.ranks_plus_one(mover, empty & !closing, quiet_slots);
         } else {
             for to in points(empty & !closing) {
                 quiet_slots[to as usize] = quiet.rank(mover | 1 << to);
@@ -229,7 +233,7 @@ impl Walk<'_> {
         }
         // Capture successors spread over a few blocks of their table, less
         // likely in cache: located first, each with a prefetch, then read.
-        let mut capture_slots = [0u64; 24 * 12];
+        let capture_slots = &mut scratch.captures;
         let mut n = 0;
         for to in points(closing) {
             let own = mover | 1 << to;
@@ -295,6 +299,14 @@ impl Walk<'_> {
         }
         (Value::from(Cell(unkey(best))).back(), read)
     }
+}
+
+/// A walk's working arrays, reused from state to state: the slots of a
+/// state's quiet successors (by the point placed on) and of its capture
+/// successors (in the order they are read).
+struct Scratch {
+    quiet: [u64; 32],
+    captures: [u64; 24 * 12],
 }
 
 /// The empty points where a stone of `mover` closes a mill: the third
