@@ -217,6 +217,20 @@ impl Walk<'_> {
         if closing != 0 && !self.opponent_survives_capture {
             return (Value::Win(1), 0);
         }
+        // Capture successors spread over a few blocks of their table, less
+        // likely in cache: located and fetched first, read after the quiet
+        // successors, so that their fetches overlap that work.
+        let capture_slots = &mut scratch.captures;
+        let mut n = 0;
+        for to in points(closing) {
+            let own = mover | 1 << to;
+            for frame in captures {
+                let slot = frame.rank(own);
+                prefetch(&self.capture_cells()[slot as usize]);
+                capture_slots[n] = slot;
+                n += 1;
+            }
+        }
         let quiet_slots = &mut scratch.quiet;
         if quiet.is_plain() {
             quiet.ranks_plus_one(mover, empty & !closing, quiet_slots);
@@ -230,19 +244,6 @@ impl Walk<'_> {
         let quiet_cells = self.quiet.cells;
         for to in points(empty & !closing) {
             best = best.min(key(quiet_cells[quiet_slots[to as usize] as usize]));
-        }
-        // Capture successors spread over a few blocks of their table, less
-        // likely in cache: located first, each with a prefetch, then read.
-        let capture_slots = &mut scratch.captures;
-        let mut n = 0;
-        for to in points(closing) {
-            let own = mover | 1 << to;
-            for frame in captures {
-                let slot = frame.rank(own);
-                prefetch(&self.capture_cells()[slot as usize]);
-                capture_slots[n] = slot;
-                n += 1;
-            }
         }
         for &slot in &capture_slots[..n] {
             best = best.min(key(self.capture_cells()[slot as usize]));
