@@ -413,6 +413,10 @@ impl Indexer {
 
     #[inline(always)]
     fn min_image(&self, set: Bits, which: u32) -> Bits {
+        // The identity alone: most sets of a walk by canonical sets.
+        if which == 1 {
+            return set;
+        }
         if which & (which - 1) == 0 {
             return self.syms.apply(which.trailing_zeros() as usize, set);
         }

@@ -858,7 +858,10 @@ fn walk_by_opponent<'c, F>(
                 (Some(i), Some(o)) => index.rank_images(&i.set(mover), o),
                 _ => index.rank(mover, opponent),
             };
-            let mut g = gathered();
+            // Two states in flight: a state's successors are ranked and
+            // fetched, then read only after the next state's are ranked,
+            // so that the fetches overlap that work.
+            let mut g = [gathered(), gathered()];
             let mut pending = Pending::default();
             let mut check_pending = |pending: &mut Pending| {
                 for k in 0..pending.len {
@@ -866,10 +869,19 @@ fn walk_by_opponent<'c, F>(
                     own.prefetch(slot);
                     pending.slots[k] = slot;
                 }
-                for k in 0..pending.len {
-                    let (mover, slot) = (pending.movers[k], pending.slots[k]);
-                    gather(mover, &frames, &mut g);
-                    own.take(&mut check, &mut counts, slot, tier.stored_as(g.resolve()));
+                for k in 0..=pending.len {
+                    if k < pending.len {
+                        gather(pending.movers[k], &frames, &mut g[k % 2]);
+                    }
+                    if k > 0 {
+                        let cell = g[(k - 1) % 2].resolve();
+                        own.take(
+                            &mut check,
+                            &mut counts,
+                            pending.slots[k - 1],
+                            tier.stored_as(cell),
+                        );
+                    }
                 }
                 pending.len = 0;
             };
