@@ -166,6 +166,33 @@ impl Walk<'_> {
         // Filled afresh for each state: zeroing 2 KiB a state cost more
         // than the state's quiet ranks.
         let mut scratch = Scratch { quiet: [0; 32], captures: [0; 24 * 12] };
+        // The states' own slots are the walk's scattered accesses: ranked
+        // and fetched for `AHEAD` states at a time, then written as their
+        // values are worked out.
+        let mut pending = Pending { movers: [0; AHEAD], slots: [0; AHEAD], len: 0 };
+        let mut settle = |pending: &mut Pending| {
+            for k in 0..pending.len {
+                let mover = pending.movers[k];
+                let slot = match (images, opponent_images.as_ref()) {
+                    (Some(i), Some(o)) => self.own.rank_images(&i.set(mover), o),
+                    _ => self.own.rank(mover, opponent),
+                };
+                prefetch(&out[slot as usize]);
+                pending.slots[k] = slot;
+            }
+            for k in 0..pending.len {
+                let mover = pending.movers[k];
+                let (value, read) = if self.sector.mover_hand > 0 {
+                    self.best_placement(mover, opponent, &quiet, &captures, &mut scratch)
+                } else {
+                    self.best_slide(mover, opponent, &quiet, &captures)
+                };
+                edges += read;
+                out[pending.slots[k] as usize].store(Cell::from(value).0, Ordering::Relaxed);
+                tally(&mut counts, value);
+            }
+            pending.len = 0;
+        };
         for_each_subset(free.count_ones(), self.sector.mover as u32, |_, compact| {
             let mover = deposit_bits(compact, free);
             // Around a symmetric opponent, positions that a symmetry fixing
@@ -175,22 +202,13 @@ impl Walk<'_> {
             {
                 return;
             }
-            // The state's own slot is the walk's one scattered access:
-            // fetch it while the value is worked out.
-            let slot = match (images, opponent_images.as_ref()) {
-                (Some(i), Some(o)) => self.own.rank_images(&i.set(mover), o),
-                _ => self.own.rank(mover, opponent),
-            };
-            prefetch(&out[slot as usize]);
-            let (value, read) = if self.sector.mover_hand > 0 {
-                self.best_placement(mover, opponent, &quiet, &captures, &mut scratch)
-            } else {
-                self.best_slide(mover, opponent, &quiet, &captures)
-            };
-            edges += read;
-            out[slot as usize].store(Cell::from(value).0, Ordering::Relaxed);
-            tally(&mut counts, value);
+            pending.movers[pending.len] = mover;
+            pending.len += 1;
+            if pending.len == AHEAD {
+                settle(&mut pending);
+            }
         });
+        settle(&mut pending);
         (counts, edges)
     }
 
@@ -300,6 +318,17 @@ impl Walk<'_> {
         }
         (Value::from(Cell(unkey(best))).back(), read)
     }
+}
+
+/// States whose own slots are fetched together: enough for the fetches
+/// to overlap, few enough that the first is still in cache at its write.
+const AHEAD: usize = 16;
+
+/// The mover sets of states waiting for their values, and their slots.
+struct Pending {
+    movers: [Bits; AHEAD],
+    slots: [u64; AHEAD],
+    len: usize,
 }
 
 /// A walk's working arrays, reused from state to state: the slots of a
