@@ -63,7 +63,7 @@ step() {
 }
 
 # The bytes of a phase's tables and its canonical states (from `stats`).
-disk_bytes() { find "$db" -maxdepth 1 -name "$1" -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
+disk_bytes() { find -L "$db" -maxdepth 1 -name "$1" -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
 phase_states() { nine stats --tsv | awk -F'\t' -v n="$1" 'NR > 1 && split($1, a, "-") == n { s += $2 } END { print s + 0 }'; }
 
 # One summary line: NAME STATES EDGES_PER_S TIMEFILE PATTERN FIELDS
@@ -80,7 +80,7 @@ summarise() {
         rate = wall > 0 ? sprintf("%.2f M/s", states / wall / 1e6) : "-";
         mem = rss == "-" ? "-" : size(rss * 1024);
         bits = total > 0 ? sprintf("%.2f", bytes * 8 / total) : "-";
-        printf "%-17s %14d %9.0f s %12s %12s %10s %10s %10s\n",
+        printf "%-17s %14.0f %9.0f s %12s %12s %10s %10s %10s\n",
             name, states, wall, rate, edges, mem, size(bytes), bits }' >> "$summary"
 }
 
