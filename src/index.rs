@@ -768,7 +768,7 @@ impl MoverFrame<'_> {
     }
 
     /// Whether the frame's mover is canonical and fixed by no symmetry
-    /// but the identity, so that [`MoverFrame::ranks_plus_one`] applies.
+    /// but the identity, so that its ranks apply no symmetry.
     #[inline]
     pub fn is_plain(&self) -> bool {
         self.which == 1
@@ -776,18 +776,14 @@ impl MoverFrame<'_> {
 
     /// For every point `p` of `targets` (free of the mover and of
     /// `opponent`), into `slots[p]`: the slot of the position with
-    /// `opponent` plus `p`, the same as `rank(opponent | 1 << p)`. Only for
-    /// a plain frame, whose canonical form needs no symmetry.
-    ///
-    /// Each slot is one `pext` and three byte-table lookups, with no
-    /// branch on which points the opponent holds (the incremental pass
-    /// over every free point that this replaced branched on each).
+    /// `opponent` plus `p`, `rank(opponent | 1 << p)`. For a plain frame,
+    /// whose canonical form needs no symmetry, each is one `pext` and
+    /// three byte-table lookups.
     #[inline]
     pub fn ranks_plus_one(&self, opponent: Bits, targets: Bits, slots: &mut [u64; 32]) {
-        debug_assert!(self.is_plain() && opponent & !self.free == 0);
         debug_assert!(targets & !(self.free & !opponent) == 0);
         for p in points(targets) {
-            slots[p as usize] = self.base + compact_rank(opponent | 1 << p, self.free);
+            slots[p as usize] = self.rank(opponent | 1 << p);
         }
     }
 }
