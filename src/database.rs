@@ -663,7 +663,12 @@ impl Database {
             return self.derived_cells(sector, Tier::Full);
         }
         let table = self.table(sector)?;
-        huge_cells(&self.table_path(sector), table.info().slots, |c| table.read_all_into(c))
+        let cells =
+            huge_cells(&self.table_path(sector), table.info().slots, |c| table.read_all_into(c));
+        // The cells are in memory now: the file's pages need not stay in
+        // this process's resident set (a solve reads every table once).
+        table.release_pages();
+        cells
     }
 
     /// Every slot of `sector`'s win/draw/loss table as a cell of its
@@ -679,7 +684,9 @@ impl Database {
         }
         let (table, path) = (self.wdl_table(sector)?, self.wdl_path(sector));
         self.check_slots(sector, table.info(), &path)?;
-        huge_cells(&path, table.info().slots, |c| table.read_outcome_cells_into(c))
+        let cells = huge_cells(&path, table.info().slots, |c| table.read_outcome_cells_into(c));
+        table.release_pages();
+        cells
     }
 
     /// The win/draw/loss scores of every slot of `sector` (which must

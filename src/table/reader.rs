@@ -58,6 +58,12 @@ impl Table<memmap2::Mmap> {
         let blocks = Blocks::parse(&bytes, path, &FULL, expect_rules, expect_sector, readahead)?;
         Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
     }
+
+    /// Lets go of the mapped pages a whole-table read touched
+    /// ([`release_mapped_pages`]).
+    pub fn release_pages(&self) {
+        release_mapped_pages(&self.bytes);
+    }
 }
 
 /// The file a table is mapped from, kept open to tell the kernel which of
@@ -90,6 +96,20 @@ impl Readahead {
         // Safety: an advisory call on a descriptor this value owns.
         unsafe { libc::posix_fadvise(file.as_raw_fd(), start, len, libc::POSIX_FADV_WILLNEED) };
     }
+}
+
+/// Drops the process's hold on the resident pages of `map`, a read-only
+/// mapping of a table file, after a pass that read all of it (the table
+/// is now in memory as cells). The pages stay in the page cache, so a
+/// later probe faults them back from there; until then they no longer
+/// count in the process's resident set. Without this a long solve or
+/// verify, which reads every table once, keeps gigabytes of mapped pages
+/// that the peak RSS counts. Only advice: a failure changes nothing.
+pub(super) fn release_mapped_pages(map: &memmap2::Mmap) {
+    // Safety: `MADV_DONTNEED` on a shared, read-only file mapping only
+    // unmaps its pages: nothing was written through it, so nothing is
+    // lost, and a later read finds the same bytes in the file.
+    let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
 }
 
 /// The whole file at `path`, mapped, with its file kept for

@@ -144,6 +144,12 @@ impl WdlTable<memmap2::Mmap> {
         let blocks = Blocks::parse(&bytes, path, &WDL, expect_rules, expect_sector, readahead)?;
         Ok(WdlTable { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
     }
+
+    /// Lets go of the mapped pages a whole-table read touched (see
+    /// [`super::Table::release_pages`]).
+    pub fn release_pages(&self) {
+        super::reader::release_mapped_pages(&self.bytes);
+    }
 }
 
 impl<B: AsRef<[u8]>> WdlTable<B> {
