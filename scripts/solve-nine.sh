@@ -66,13 +66,15 @@ step() {
 disk_bytes() { find -L "$db" -maxdepth 1 -name "$1" -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
 phase_states() { nine stats --tsv | awk -F'\t' -v n="$1" 'NR > 1 && split($1, a, "-") == n { s += $2 } END { print s + 0 }'; }
 
-# One summary line: NAME STATES EDGES_PER_S TIMEFILE PATTERN FIELDS
+# One summary line: NAME STATES EDGES_PER_S TIMEFILE PATTERN FIELDS [PEAK_KIB]
 summarise() {
     local name=$1 states=$2 edges=$3 timefile=$4 pattern=$5 fields=$6
     local bytes total
     bytes=$(disk_bytes "$pattern")
     total=$(phase_states "$fields")
     read -r wall rss < "$timefile"
+    # A solve's peak is the largest of its pairs' and sectors' (above).
+    if [[ -n ${7:-} && $rss != - && ${7} -gt $rss ]]; then rss=$7; fi
     awk -v name="$name" -v states="$states" -v edges="$edges" -v wall="$wall" -v rss="$rss" \
         -v bytes="$bytes" -v total="$total" '
         function size(b) { return b >= 2^30 ? sprintf("%.1f GiB", b / 2^30) : sprintf("%.1f MiB", b / 2^20) }
@@ -87,18 +89,26 @@ summarise() {
 # The solver's total line ("N pairs|sectors  STATES  TIME  RATE  EDGES ..."):
 # the states and the edges per second it solved (0 and - when it had
 # nothing to do).
-solved_states() { awk '$2 ~ /^(pairs?|sectors?)$/ && $3 ~ /^[0-9]+$/ { s = $3 } END { print s + 0 }' "$1"; }
+# (Printed with %.0f: awk's own print turns 8904593601 into 8.90459e+09,
+# and %d stops at 2^31 in some awks.)
+solved_states() { awk '$2 ~ /^(pairs?|sectors?)$/ && $3 ~ /^[0-9]+$/ { s = $3 } END { printf "%.0f\n", s + 0 }' "$1"; }
 solved_edges() { awk '$2 ~ /^(pairs?|sectors?)$/ && $3 ~ /^[0-9]+$/ { e = $8 " " $9 } END { print (e == "" ? "-" : e) }' "$1"; }
+# The solver's own peak RSS, in KiB, from that line ("4.1 GiB"): it resets
+# the process's high-water mark at each pair and sector, so /usr/bin/time
+# sees only the last one's.
+solved_rss() { awk '$2 ~ /^(pairs?|sectors?)$/ && $3 ~ /^[0-9]+$/ { r = $11; u = $12 } END { m = u == "GiB" ? 2^20 : u == "MiB" ? 2^10 : u == "KiB" ? 1 : 0; printf "%.0f\n", r * m }' "$1"; }
 # Verify's last line: "N sectors, S states checked in T s: ..."
 checked_states() { sed -n 's/.* \([0-9]*\) states checked in .*/\1/p' "$1" | tail -1; }
 
 step solve-moving solve --phase moving --threads "$threads" "${stones[@]}"
 summarise "solve moving" "$(solved_states "$work/solve-moving.out")" \
-    "$(solved_edges "$work/solve-moving.out")" "$work/solve-moving.time" 'nine-?-?.mtb' 2
+    "$(solved_edges "$work/solve-moving.out")" "$work/solve-moving.time" 'nine-?-?.mtb' 2 \
+    "$(solved_rss "$work/solve-moving.out")"
 if [[ $phase == all ]]; then
     step solve-placement solve --threads "$threads" "${stones[@]}"
     summarise "solve placement" "$(solved_states "$work/solve-placement.out")" \
-        "$(solved_edges "$work/solve-placement.out")" "$work/solve-placement.time" 'nine-*-*-*-*.mtb' 4
+        "$(solved_edges "$work/solve-placement.out")" "$work/solve-placement.time" 'nine-*-*-*-*.mtb' 4 \
+        "$(solved_rss "$work/solve-placement.out")"
 fi
 
 # Every stored value recomputed from its successors, a phase at a time;
