@@ -59,8 +59,10 @@ impl Table<memmap2::Mmap> {
         Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
     }
 
-    /// Lets go of the mapped pages a whole-table read touched
-    /// ([`release_mapped_pages`]).
+    /// Lets go of the mapped pages a whole-table read touched: they stay
+    /// in the page cache, but no longer count in the process's resident
+    /// set, which a long solve or verify, reading every table once, would
+    /// otherwise fill with gigabytes of them. Only advice.
     pub fn release_pages(&self) {
         release_mapped_pages(&self.bytes);
     }
