@@ -59,10 +59,12 @@ impl Table<memmap2::Mmap> {
         Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
     }
 
-    /// Lets go of the mapped pages a whole-table read touched: they stay
-    /// in the page cache, but no longer count in the process's resident
-    /// set, which a long solve or verify, reading every table once, would
-    /// otherwise fill with gigabytes of them. Only advice.
+    /// Lets go of the mapped pages a whole-table read touched, once the
+    /// table is in memory as cells: they stay in the page cache, so a
+    /// later probe faults them back from there, but no longer count in
+    /// the process's resident set, which a long solve or verify, reading
+    /// every table once, would otherwise fill with gigabytes of them.
+    /// Only advice.
     pub fn release_pages(&self) {
         release_mapped_pages(&self.bytes);
     }
@@ -100,13 +102,8 @@ impl Readahead {
     }
 }
 
-/// Drops the process's hold on the resident pages of `map`, a read-only
-/// mapping of a table file, after a pass that read all of it (the table
-/// is now in memory as cells). The pages stay in the page cache, so a
-/// later probe faults them back from there; until then they no longer
-/// count in the process's resident set. Without this a long solve or
-/// verify, which reads every table once, keeps gigabytes of mapped pages
-/// that the peak RSS counts. Only advice: a failure changes nothing.
+/// [`Table::release_pages`] for any table's map (full or win/draw/loss):
+/// a failure changes nothing.
 pub(super) fn release_mapped_pages(map: &memmap2::Mmap) {
     // Safety: `MADV_DONTNEED` on a shared, read-only file mapping only
     // unmaps its pages: nothing was written through it, so nothing is
