@@ -29,6 +29,12 @@
 //!   same frames. It generates and ranks the placements with its own code
 //!   (the solver's one-pass ranks and mill masks are not used).
 //!
+//! The fast paths can read keyed cells ([`key_cells`], `keyed()`): each
+//! cell turned, once per table, into a key whose largest value among a
+//! state's successors is its best move, so that a successor costs one
+//! comparison instead of three. [`Verifier`] reads keys; the tests hold
+//! the keyed checks to the plain ones.
+//!
 //! Either tier is checked against itself ([`Tier`]): the full tables
 //! value and distance, the win/draw/loss tables (`morris export --wdl`)
 //! outcome by outcome, read as cells of the shortest distance of their
@@ -133,7 +139,7 @@ pub fn value_from_successors(
 }
 
 /// What checking one sector found.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct SectorCheck {
     /// The sector.
     pub sector: Sector,
@@ -159,6 +165,38 @@ impl SectorCheck {
             if self.examples.len() > EXAMPLES {
                 self.keep_first_examples();
             }
+        }
+    }
+
+    /// Notes one state's stored cell and recomputed one (as the tier
+    /// stores it), without branches on the cell: the states' values come
+    /// in no order a branch predictor could learn. Counted as
+    /// [`tally`] counts its value.
+    #[inline(always)]
+    fn note_cell(&mut self, counts: &mut Counts, slot: u64, stored: u16, found: u32) {
+        let c = u32::from(stored);
+        // An odd cell is a loss at depth c - 1, an even one a win, 0 a draw.
+        let loss = c & 1;
+        let win = u32::from(c != 0) & (loss ^ 1);
+        counts.states += 1;
+        counts.wins += u64::from(win);
+        counts.losses += u64::from(loss);
+        counts.draws += u64::from(c == 0);
+        let depth = c.saturating_sub(1) as u16;
+        counts.max_win = counts.max_win.max(depth * win as u16);
+        counts.max_loss = counts.max_loss.max(depth * loss as u16);
+        self.states += 1;
+        if c != found {
+            self.mismatch(slot, Value::from(Cell(stored)), value_of_cell(found));
+        }
+    }
+
+    #[cold]
+    fn mismatch(&mut self, slot: u64, stored: Value, expected: Value) {
+        self.mismatches += 1;
+        self.examples.push((slot, stored, expected));
+        if self.examples.len() > EXAMPLES {
+            self.keep_first_examples();
         }
     }
 
@@ -280,6 +318,14 @@ impl<'a> Forward<'a> {
         }
     }
 
+    /// The same check over keyed cells.
+    fn keyed(self) -> Self {
+        match self {
+            Forward::Placement(c) => Forward::Placement(c.keyed()),
+            Forward::Moving(c) => Forward::Moving(c.keyed()),
+        }
+    }
+
     fn check_tier(&self, own: &[u16], tier: Tier) -> (SectorCheck, Counts) {
         match self {
             Forward::Placement(c) => c.check_tier(own, tier),
@@ -361,10 +407,11 @@ impl<'a> Verifier<'a> {
         }
         for s in sectors_to_read(self.db.variant(), sector) {
             if !self.loaded.contains_key(&s) {
-                let cells = match self.tier {
+                let mut cells = match self.tier {
                     Tier::Full => self.db.load_cells_huge(s)?,
                     Tier::Wdl => self.db.load_outcome_cells_huge(s)?,
                 };
+                key_cells(&mut cells);
                 self.loaded.insert(s, cells);
             }
         }
@@ -376,7 +423,8 @@ impl<'a> Verifier<'a> {
         let v = self.db.variant();
         let ix = self.db.indexer();
         let cells = |s: Sector| &self.loaded[&s][..];
-        let (mut check, found) = Forward::of(v, ix, sector, cells).check_tier(cells(sector), tier);
+        let (mut check, found) =
+            Forward::of(v, ix, sector, cells).keyed().check_tier(cells(sector), tier);
         check.counts_agree = tier.counts_agree(&found, &header);
         Ok(check)
     }
@@ -386,10 +434,11 @@ impl<'a> Verifier<'a> {
     /// their counts compared with its stub's; the cells are kept for the
     /// sectors that read them.
     fn check_derived(&mut self, sector: Sector, states: u64) -> Result<SectorCheck, DbError> {
-        let cells = match self.tier {
+        let mut cells = match self.tier {
             Tier::Full => self.db.load_cells_huge(sector)?,
             Tier::Wdl => self.db.load_outcome_cells_huge(sector)?,
         };
+        key_cells(&mut cells);
         self.loaded.insert(sector, cells);
         Ok(SectorCheck { sector, states, counts_agree: true, ..Default::default() })
     }
@@ -509,6 +558,9 @@ pub struct MovingCheck<'a> {
     slides: Targets<'a>,
     /// Where placements lead, when the mover holds a stone (Lasker).
     placements: Option<Targets<'a>>,
+    /// Whether the cells given (the successors' and the sector's own) are
+    /// keyed ([`MovingCheck::keyed`]).
+    keyed: bool,
 }
 
 /// The sectors one kind of move leads to, with their cells (see
@@ -608,7 +660,14 @@ impl<'a> MovingCheck<'a> {
                 next.slides.unwrap_or_else(|| panic!("{sector}: the mover may not slide")),
             ),
             placements: next.placements.map(targets),
+            keyed: false,
         }
+    }
+
+    /// The same check over keyed cells ([`key_cells`]): every cell slice
+    /// given to it, the successors' and the sector's own, holds keys.
+    pub fn keyed(self) -> Self {
+        MovingCheck { keyed: true, ..self }
     }
 
     /// Checks every canonical state of the sector against `own`, its
@@ -626,7 +685,7 @@ impl<'a> MovingCheck<'a> {
             self.v,
             self.ix,
             self.sector,
-            (own, tier),
+            (own, tier, self.keyed),
             |o| self.frames(o),
             || self.gathered(),
             |m, f, g| self.gather(m, f, g),
@@ -676,7 +735,7 @@ impl<'a> MovingCheck<'a> {
         let captures = |t: &Targets<'a>| t.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
         let placed = self.placements.as_ref();
         Gathered {
-            best: Best::default(),
+            best: Best::new(self.keyed),
             quiet: Batch::new(self.slides.quiet.1),
             captures: Batch::new(captures(&self.slides)),
             placed: Batch::new(placed.map_or(&[][..], |t| t.quiet.1)),
@@ -768,12 +827,12 @@ fn check_by_opponent<'c, F>(
     v: &Variant,
     ix: &Indexer,
     sector: Sector,
-    (own, tier): (&[u16], Tier),
+    (own, tier, keyed): (&[u16], Tier, bool),
     frames: impl Fn(Bits) -> F + Sync,
     gathered: impl Fn() -> Gathered<'c> + Sync,
     gather: impl Fn(Bits, &F, &mut Gathered<'c>) + Sync,
 ) -> (SectorCheck, Counts) {
-    walk_by_opponent(v, ix, sector, (&Compare(own), tier), frames, gathered, gather)
+    walk_by_opponent(v, ix, sector, (&Compare(own, keyed), tier), frames, gathered, gather)
 }
 
 /// What [`walk_by_opponent`] does with each state's recomputed cell.
@@ -786,8 +845,9 @@ trait Sink: Sync {
     fn take(&self, check: &mut SectorCheck, counts: &mut Counts, slot: u64, found: u32);
 }
 
-/// The check: each recomputed cell against the stored one.
-struct Compare<'a>(&'a [u16]);
+/// The check: each recomputed cell against the stored one; the stored
+/// cells keyed ([`key_cells`]) when the flag says so.
+struct Compare<'a>(&'a [u16], bool);
 
 impl Sink for Compare<'_> {
     fn len(&self) -> usize {
@@ -801,7 +861,9 @@ impl Sink for Compare<'_> {
 
     #[inline(always)]
     fn take(&self, check: &mut SectorCheck, counts: &mut Counts, slot: u64, found: u32) {
-        check.note(counts, slot, Value::from(Cell(self.0[slot as usize])), value_of_cell(found));
+        let stored = self.0[slot as usize];
+        let stored = if self.1 { cell_of_key(stored) } else { stored };
+        check.note_cell(counts, slot, stored, found);
     }
 }
 
@@ -931,6 +993,8 @@ pub struct PlacementCheck<'a> {
     quiet: (SectorIndex<'a>, &'a [u16]),
     /// Where captures lead; `None` when every capture ends the game.
     captures: Option<(SectorIndex<'a>, &'a [u16])>,
+    /// Whether the cells given are keyed ([`PlacementCheck::keyed`]).
+    keyed: bool,
 }
 
 impl<'a> PlacementCheck<'a> {
@@ -959,7 +1023,14 @@ impl<'a> PlacementCheck<'a> {
             (None, None) => None,
             _ => panic!("{sector}: capture cells given where captures end the game, or missing"),
         };
-        PlacementCheck { v, ix, sector, quiet: with_cells(next.quiet, quiet_cells), captures }
+        let quiet = with_cells(next.quiet, quiet_cells);
+        PlacementCheck { v, ix, sector, quiet, captures, keyed: false }
+    }
+
+    /// The same check over keyed cells ([`key_cells`]): every cell slice
+    /// given to it, the successors' and the sector's own, holds keys.
+    pub fn keyed(self) -> Self {
+        PlacementCheck { keyed: true, ..self }
     }
 
     /// Whether a capture from `sector` leaves the opponent a game to play,
@@ -985,7 +1056,7 @@ impl<'a> PlacementCheck<'a> {
             self.v,
             self.ix,
             self.sector,
-            (own, tier),
+            (own, tier, self.keyed),
             |o| self.frames(o),
             || self.gathered(),
             |m, f, g| self.gather(m, f, g),
@@ -1017,7 +1088,7 @@ impl<'a> PlacementCheck<'a> {
     fn gathered(&self) -> Gathered<'a> {
         let captures = self.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
         Gathered {
-            best: Best::default(),
+            best: Best::new(self.keyed),
             quiet: Batch::new(self.quiet.1),
             captures: Batch::new(captures),
             placed: Batch::new(&[]),
@@ -1108,7 +1179,7 @@ struct Gathered<'c> {
 
 impl Gathered<'_> {
     fn clear(&mut self) {
-        self.best = Best::default();
+        self.best = Best::new(self.best.keyed);
         self.quiet.len = 0;
         self.captures.len = 0;
         self.placed.len = 0;
@@ -1137,6 +1208,65 @@ fn quiet_slot(frame: &MoverFrame, own: Bits) -> u64 {
     frame.rank(own)
 }
 
+/// A cell as the key its predecessors compare: the larger the key, the
+/// better the successor is for the player who moved into it. A state's
+/// recomputed cell then follows from the largest key among its
+/// successors ([`parent_of_key`]) alone, one comparison a successor where
+/// the cells need three; the keys are made once per table, as it is read.
+///
+/// A successor's odd cell `2j + 1` (its loss at depth `2j`) is a win for
+/// the mover, the faster the better: keys 65,535 down to 32,768. A draw
+/// (0) is 32,767. An even cell `2j` (its win) is a loss for the mover,
+/// the slower the better: keys 0 up to 32,766. Every cell has its own key.
+#[inline(always)]
+pub fn cell_key(cell: u16) -> u16 {
+    let j = cell >> 1;
+    match (cell & 1 == 1, cell) {
+        (true, _) => u16::MAX - j,
+        (false, 0) => DRAW_KEY,
+        (false, _) => j - 1,
+    }
+}
+
+/// The key of a draw: between the wins' keys and the losses'.
+const DRAW_KEY: u16 = 32_767;
+
+/// The cell whose key is `key` (the inverse of [`cell_key`]).
+#[inline(always)]
+pub fn cell_of_key(key: u16) -> u16 {
+    match key {
+        DRAW_KEY => 0,
+        k if k > DRAW_KEY => 2 * (u16::MAX - k) + 1,
+        k => 2 * (k + 1),
+    }
+}
+
+/// A state's recomputed cell from the largest key among its successors:
+/// one ply further from the end than that successor (a draw stays a
+/// draw). Wider than a cell, as [`Best::cell`]'s.
+///
+/// Without branches on the key: the states' values come in no order a
+/// predictor could learn.
+#[inline(always)]
+fn parent_of_key(key: u32) -> u32 {
+    let draw = u32::from(DRAW_KEY);
+    // A win: the successor's cell 2 (65,535 - key) + 1, one more.
+    let win = (2 * (u32::from(u16::MAX) + 1)).wrapping_sub(2 * key);
+    // A loss: the successor's cell 2 (key + 1), one more.
+    let loss = 2 * key + 3;
+    let cell = if key > draw { win } else { loss };
+    cell & 0u32.wrapping_sub(u32::from(key != draw))
+}
+
+/// Turns every cell of `cells` into its key ([`cell_key`]).
+pub fn key_cells(cells: &mut [u16]) {
+    cells.par_chunks_mut(CHUNK as usize).for_each(|chunk| {
+        for c in chunk {
+            *c = cell_key(*c);
+        }
+    });
+}
+
 /// The value of a recomputed cell, for the report.
 fn value_of_cell(cell: u32) -> Value {
     match u16::try_from(cell) {
@@ -1149,19 +1279,23 @@ fn value_of_cell(cell: u32) -> Value {
 /// The best of a state's successors so far, in cells: a successor's odd
 /// cell `c` is its loss at depth `c - 1`, so a win at `c` for the state; an
 /// even one its win, so a loss at `c`; zero a draw.
+///
+/// Over keyed cells ([`key_cells`]) the best is simply the largest key.
 struct Best {
     fastest_win: u32,
     deepest_loss: u32,
     can_draw: bool,
-}
-
-impl Default for Best {
-    fn default() -> Best {
-        Best { fastest_win: u32::MAX, deepest_loss: 0, can_draw: false }
-    }
+    /// Whether the successors' cells are keyed: then only `key` is used.
+    keyed: bool,
+    /// The largest key so far (0, the lowest, before any).
+    key: u32,
 }
 
 impl Best {
+    fn new(keyed: bool) -> Best {
+        Best { fastest_win: u32::MAX, deepest_loss: 0, can_draw: false, keyed, key: 0 }
+    }
+
     /// Takes one successor's cell into account, without branches on its
     /// value, so a batch of reads is not held up by mispredictions.
     #[inline(always)]
@@ -1177,6 +1311,9 @@ impl Best {
     /// further from the end than its successor.
     #[inline]
     fn cell(&self) -> u32 {
+        if self.keyed {
+            return parent_of_key(self.key);
+        }
         if self.fastest_win != u32::MAX {
             self.fastest_win + 1
         } else if self.can_draw {
@@ -1217,8 +1354,14 @@ impl<'c> Batch<'c> {
 
     #[inline(always)]
     fn flush(&mut self, best: &mut Best) {
-        for &slot in &self.slots[..self.len] {
-            best.add(self.cells[slot as usize] as u32);
+        if best.keyed {
+            for &slot in &self.slots[..self.len] {
+                best.key = best.key.max(u32::from(self.cells[slot as usize]));
+            }
+        } else {
+            for &slot in &self.slots[..self.len] {
+                best.add(u32::from(self.cells[slot as usize]));
+            }
         }
         self.len = 0;
     }
@@ -1248,6 +1391,52 @@ mod tests {
             assert_eq!(kind(stored), kind(cell), "cell {cell}");
             assert!(stored <= 2, "cell {cell} stored as {stored}");
             assert_eq!(Tier::Full.stored_as(cell), cell);
+        }
+    }
+
+    /// Every cell has its own key, and back.
+    #[test]
+    fn keys_are_one_to_one() {
+        let mut seen = vec![false; 1 << 16];
+        for cell in 0..=u16::MAX {
+            let key = cell_key(cell);
+            assert!(!seen[key as usize], "cell {cell}: key {key} taken twice");
+            seen[key as usize] = true;
+            assert_eq!(cell_of_key(key), cell);
+        }
+    }
+
+    /// The largest key gives the cell the three-way best does, for any
+    /// successors (a few cells of every kind, from shallow to the deepest
+    /// a cell holds).
+    #[test]
+    fn the_largest_key_is_the_best_successor() {
+        let cells = [0u16, 1, 2, 3, 4, 7, 10, 11, 205, 206, 65_533, 65_534, 65_535];
+        // Every non-empty subset of those cells, as one state's successors.
+        for subset in 1..1u32 << cells.len() {
+            let successors = points(subset).map(|i| cells[i as usize]);
+            let (mut best, mut keyed) = (Best::new(false), Best::new(true));
+            for c in successors {
+                best.add(u32::from(c));
+                keyed.key = keyed.key.max(u32::from(cell_key(c)));
+            }
+            assert_eq!(keyed.cell(), best.cell(), "successors {subset:b}");
+        }
+    }
+
+    /// A stored cell is counted as its value is, without the value.
+    #[test]
+    fn a_cell_is_noted_as_its_value_is_tallied() {
+        for cell in (0..600u16).chain([65_534, 65_535]) {
+            let (mut check, mut counts) = (SectorCheck::default(), Counts::default());
+            check.note_cell(&mut counts, 0, cell, u32::from(cell));
+            let mut expected = Counts::default();
+            tally(&mut expected, Value::from(Cell(cell)));
+            assert_eq!(counts, expected, "cell {cell}");
+            assert_eq!((check.states, check.mismatches), (1, 0));
+            // A recomputed cell past the deepest a cell holds differs.
+            check.note_cell(&mut counts, 1, cell, 1 << 16);
+            assert_eq!(check.mismatches, 1, "cell {cell}");
         }
     }
 }

@@ -11,7 +11,7 @@ use morris::solve::placement::{solve_sector, successor_sectors, Successor};
 use morris::solve::Silent;
 use morris::value::{Cell, Value};
 use morris::variant::Variant;
-use morris::verify::{value_from_successors, PlacementCheck};
+use morris::verify::{cell_key, value_from_successors, PlacementCheck};
 use morris::State;
 use std::collections::HashMap;
 
@@ -50,6 +50,11 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
         let captures =
             PlacementCheck::captures_need_cells(sector).then(|| cells[&next[1]].as_slice());
         let check = PlacementCheck::new(v, &ix, sector, &cells[&next[0]], captures);
+        // The same check over keyed cells, as `verify` runs it.
+        let keyed = |c: &[u16]| c.iter().map(|&c| cell_key(c)).collect::<Vec<u16>>();
+        let (keyed_quiet, keyed_captures) = (keyed(&cells[&next[0]]), captures.map(keyed));
+        let check_keyed =
+            PlacementCheck::new(v, &ix, sector, &keyed_quiet, keyed_captures.as_deref()).keyed();
         let mut canonical = vec![false; solved.len()];
         index.for_each_in(0..index.slots(), |slot, mover, opponent| {
             let state = sector.state(mover, opponent);
@@ -61,6 +66,7 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
                 "{} {sector} slot {slot}: check",
                 v.name()
             );
+            assert_eq!(check_keyed.expected(mover, opponent), slow as u32, "{sector}: keyed");
             canonical[slot as usize] = true;
             compared += 1;
         });
@@ -80,11 +86,13 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
             "{sector}"
         );
         assert_eq!(counts.states, found.states, "{sector}");
+        assert_eq!(check_keyed.check_all(&keyed(&solved)), (found, counts), "{sector}: keyed");
         let slot = canonical.iter().rposition(|&c| c).unwrap();
         solved[slot] = if solved[slot] == 0 { 2 } else { 0 };
         let (found, _) = check.check_all(&solved);
         assert_eq!(found.mismatches, 1, "{sector}");
         assert_eq!(found.examples[0].0, slot as u64, "{sector}");
+        assert_eq!(check_keyed.check_all(&keyed(&solved)).0, found, "{sector}: keyed");
     }
     compared
 }

@@ -10,7 +10,7 @@ use morris::index::{Indexer, Sector};
 use morris::solve::moving_pairs;
 use morris::value::{Cell, Value};
 use morris::variant::{Flying, Variant};
-use morris::verify::{value_from_successors, MovingCheck};
+use morris::verify::{cell_key, value_from_successors, MovingCheck};
 use morris::State;
 use std::collections::HashMap;
 
@@ -43,6 +43,9 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
             cells_of(Sector::moving(s.opponent - 1, s.mover));
         }
     }
+    // The same cells keyed, for the check as `verify` runs it.
+    let keyed: HashMap<Sector, Vec<u16>> =
+        cells.iter().map(|(&s, c)| (s, c.iter().map(|&c| cell_key(c)).collect())).collect();
     let lookup = |s: &State| {
         Value::from(Cell(
             cells[&Sector::of(s)][ix.sector(Sector::of(s)).rank(s.mover, s.opponent) as usize],
@@ -54,6 +57,10 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
         let captures = (sector.opponent > 3)
             .then(|| cells[&Sector::moving(sector.opponent - 1, sector.mover)].as_slice());
         let fast = MovingCheck::new(v, &ix, sector, partner, captures);
+        let keyed_partner = &keyed[&Sector::moving(sector.opponent, sector.mover)];
+        let keyed_captures = (sector.opponent > 3)
+            .then(|| keyed[&Sector::moving(sector.opponent - 1, sector.mover)].as_slice());
+        let fast_keyed = MovingCheck::new(v, &ix, sector, keyed_partner, keyed_captures).keyed();
         let index = ix.sector(sector);
         let mut own = vec![u16::MAX; index.slots() as usize];
         let mut canonical = 0;
@@ -61,6 +68,7 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
             let state = State { mover, opponent, mover_hand: 0, opponent_hand: 0 };
             let slow = wide_cell(value_from_successors(v, &state, &lookup));
             assert_eq!(fast.expected(mover, opponent), slow, "{} {sector} slot {slot}", v.name());
+            assert_eq!(fast_keyed.expected(mover, opponent), slow, "{} {sector} keyed", v.name());
             own[slot as usize] = u16::try_from(slow).unwrap();
             canonical += 1;
         });
@@ -70,11 +78,15 @@ fn compare(v: &Variant, max_stones: u32) -> u64 {
         let (found, counts) = fast.check_all(&own);
         assert_eq!((found.states, found.mismatches), (canonical, 0), "{} {sector}", v.name());
         assert_eq!(counts.states, canonical, "{} {sector}", v.name());
+        let own_keyed: Vec<u16> = own.iter().map(|&c| cell_key(c)).collect();
+        assert_eq!(fast_keyed.check_all(&own_keyed), (found, counts), "{} {sector}", v.name());
         let slot = own.iter().rposition(|&c| c != u16::MAX).unwrap();
         own[slot] = if own[slot] == 0 { 2 } else { 0 };
         let (found, _) = fast.check_all(&own);
         assert_eq!(found.mismatches, 1, "{} {sector}", v.name());
         assert_eq!(found.examples[0].0, slot as u64, "{} {sector}", v.name());
+        let own_keyed: Vec<u16> = own.iter().map(|&c| cell_key(c)).collect();
+        assert_eq!(fast_keyed.check_all(&own_keyed).0, found, "{} {sector}", v.name());
         compared += canonical;
     }
     compared
