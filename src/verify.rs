@@ -1211,7 +1211,7 @@ fn quiet_slot(frame: &MoverFrame, own: Bits) -> u64 {
 /// A cell as the key its predecessors compare: the larger the key, the
 /// better the successor is for the player who moved into it. A state's
 /// recomputed cell then follows from the largest key among its
-/// successors ([`parent_of_key`]) alone, one comparison a successor where
+/// successors alone, one comparison a successor where
 /// the cells need three; the keys are made once per table, as it is read.
 ///
 /// A successor's odd cell `2j + 1` (its loss at depth `2j`) is a win for
