@@ -160,11 +160,7 @@ impl SectorCheck {
         tally(counts, stored);
         self.states += 1;
         if stored != expected {
-            self.mismatches += 1;
-            self.examples.push((slot, stored, expected));
-            if self.examples.len() > EXAMPLES {
-                self.keep_first_examples();
-            }
+            self.mismatch(slot, stored, expected);
         }
     }
 
@@ -407,11 +403,7 @@ impl<'a> Verifier<'a> {
         }
         for s in sectors_to_read(self.db.variant(), sector) {
             if !self.loaded.contains_key(&s) {
-                let mut cells = match self.tier {
-                    Tier::Full => self.db.load_cells_huge(s)?,
-                    Tier::Wdl => self.db.load_outcome_cells_huge(s)?,
-                };
-                key_cells(&mut cells);
+                let cells = self.load_keyed(s)?;
                 self.loaded.insert(s, cells);
             }
         }
@@ -434,13 +426,19 @@ impl<'a> Verifier<'a> {
     /// their counts compared with its stub's; the cells are kept for the
     /// sectors that read them.
     fn check_derived(&mut self, sector: Sector, states: u64) -> Result<SectorCheck, DbError> {
+        let cells = self.load_keyed(sector)?;
+        self.loaded.insert(sector, cells);
+        Ok(SectorCheck { sector, states, counts_agree: true, ..Default::default() })
+    }
+
+    /// The cells of `sector`'s table of the tier checked, as keys.
+    fn load_keyed(&self, sector: Sector) -> Result<HugeCells, DbError> {
         let mut cells = match self.tier {
             Tier::Full => self.db.load_cells_huge(sector)?,
             Tier::Wdl => self.db.load_outcome_cells_huge(sector)?,
         };
         key_cells(&mut cells);
-        self.loaded.insert(sector, cells);
-        Ok(SectorCheck { sector, states, counts_agree: true, ..Default::default() })
+        Ok(cells)
     }
 
     /// Drops the cells the next sector to check does not read. A table a
@@ -1211,8 +1209,8 @@ fn quiet_slot(frame: &MoverFrame, own: Bits) -> u64 {
 /// A cell as the key its predecessors compare: the larger the key, the
 /// better the successor is for the player who moved into it. A state's
 /// recomputed cell then follows from the largest key among its
-/// successors alone, one comparison a successor where
-/// the cells need three; the keys are made once per table, as it is read.
+/// successors alone, one comparison a successor where the cells need
+/// three; the keys are made once per table, as it is read.
 ///
 /// A successor's odd cell `2j + 1` (its loss at depth `2j`) is a win for
 /// the mover, the faster the better: keys 65,535 down to 32,768. A draw
@@ -1244,18 +1242,10 @@ pub fn cell_of_key(key: u16) -> u16 {
 /// A state's recomputed cell from the largest key among its successors:
 /// one ply further from the end than that successor (a draw stays a
 /// draw). Wider than a cell, as [`Best::cell`]'s.
-///
-/// Without branches on the key: the states' values come in no order a
-/// predictor could learn.
 #[inline(always)]
 fn parent_of_key(key: u32) -> u32 {
-    let draw = u32::from(DRAW_KEY);
-    // A win: the successor's cell 2 (65,535 - key) + 1, one more.
-    let win = (2 * (u32::from(u16::MAX) + 1)).wrapping_sub(2 * key);
-    // A loss: the successor's cell 2 (key + 1), one more.
-    let loss = 2 * key + 3;
-    let cell = if key > draw { win } else { loss };
-    cell & 0u32.wrapping_sub(u32::from(key != draw))
+    let best = u32::from(cell_of_key(key as u16));
+    best + u32::from(best != 0)
 }
 
 /// Turns every cell of `cells` into its key ([`cell_key`]).
