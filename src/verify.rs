@@ -42,11 +42,12 @@
 //!
 //! A [`Verifier`] walks the sectors in an order where neighbours read
 //! the same tables (the two sides of a pair; placement sectors that share
-//! a successor) and keeps only the decompressed cells the next sector
-//! reads too. A table may be read up to three times (as itself, and as
-//! the successor of two sectors), but memory stays that of two checks:
-//! keeping every table a later sector needs held 20 GiB at once in
-//! nine's placement phase.
+//! a successor) and keeps the decompressed cells a later sector reads
+//! again, up to a memory budget ([`Verifier::with_budget`]): those the
+//! next sector reads always, then those read soonest. Keeping every
+//! table a later sector needs held 20 GiB at once in nine's placement
+//! phase; with no budget a table may be read up to three times (as
+//! itself, and as the successor of two sectors).
 
 use crate::database::{Database, DbError, SectorTable};
 use crate::huge::HugeCells;
@@ -368,9 +369,32 @@ pub struct Verifier<'a> {
     tier: Tier,
     plan: Vec<Sector>,
     next: usize,
-    /// Decompressed cells of the tables the sector being checked, or the
-    /// next one, reads.
+    /// Decompressed cells of the tables the sector being checked, or a
+    /// later one, reads.
     loaded: HashMap<Sector, HugeCells>,
+    /// Bytes of cells kept between sectors beyond those the next sector
+    /// reads.
+    budget: u64,
+    /// Tables read so far, and their cells.
+    reads: TableReads,
+}
+
+/// What a [`Verifier`] has read from disk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableReads {
+    /// Tables read (a table read again counts again).
+    pub tables: u64,
+    /// Their slots.
+    pub slots: u64,
+}
+
+/// The verifier's default budget of cells kept between sectors: a
+/// quarter of the machine's memory, at most 6 GiB. Nine's placement
+/// phase then reads 30 % fewer cells than with none (32 G slots instead
+/// of 45 G), which saves their decompression and fresh pages.
+pub fn default_budget() -> u64 {
+    const MAX: u64 = 6 << 30;
+    crate::huge::physical_memory().map_or(1 << 30, |bytes| (bytes / 4).min(MAX))
 }
 
 impl<'a> Verifier<'a> {
@@ -384,7 +408,20 @@ impl<'a> Verifier<'a> {
     pub fn of_tier(db: &'a Database, sectors: &[Sector], tier: Tier) -> Verifier<'a> {
         let mut plan = sectors.to_vec();
         plan.sort_by_key(|&s| plan_order(db.variant(), s));
-        Verifier { db, tier, plan, next: 0, loaded: HashMap::new() }
+        let (loaded, reads) = (HashMap::new(), TableReads::default());
+        Verifier { db, tier, plan, next: 0, loaded, budget: default_budget(), reads }
+    }
+
+    /// The same check keeping at most about `bytes` of cells between
+    /// sectors for later ones (besides those the next sector reads).
+    /// What is checked does not change, only how often a table is read.
+    pub fn with_budget(self, bytes: u64) -> Self {
+        Verifier { budget: bytes, ..self }
+    }
+
+    /// The tables read from disk so far.
+    pub fn reads(&self) -> TableReads {
+        self.reads
     }
 
     /// The sectors in the order they are checked.
@@ -426,26 +463,51 @@ impl<'a> Verifier<'a> {
     /// their counts compared with its stub's; the cells are kept for the
     /// sectors that read them.
     fn check_derived(&mut self, sector: Sector, states: u64) -> Result<SectorCheck, DbError> {
-        let cells = self.load_keyed(sector)?;
-        self.loaded.insert(sector, cells);
+        if !self.loaded.contains_key(&sector) {
+            let cells = self.load_keyed(sector)?;
+            self.loaded.insert(sector, cells);
+        }
         Ok(SectorCheck { sector, states, counts_agree: true, ..Default::default() })
     }
 
     /// The cells of `sector`'s table of the tier checked, as keys.
-    fn load_keyed(&self, sector: Sector) -> Result<HugeCells, DbError> {
+    fn load_keyed(&mut self, sector: Sector) -> Result<HugeCells, DbError> {
         let mut cells = match self.tier {
             Tier::Full => self.db.load_cells_huge(sector)?,
             Tier::Wdl => self.db.load_outcome_cells_huge(sector)?,
         };
         key_cells(&mut cells);
+        self.reads.tables += 1;
+        self.reads.slots += cells.len() as u64;
         Ok(cells)
     }
 
-    /// Drops the cells the next sector to check does not read. A table a
-    /// later sector needs is read again then: cheaper than holding it.
+    /// Keeps the cells the next sector reads, and of those a later one
+    /// reads, the soonest needed while they fit in the budget; drops the
+    /// rest. A table dropped is read again when its turn comes.
     fn forget_used(&mut self) {
-        let next = self.peek().map(|s| sectors_to_read(self.db.variant(), s)).unwrap_or_default();
-        self.loaded.retain(|s, _| next.contains(s));
+        let v = self.db.variant();
+        let rest: Vec<Vec<Sector>> =
+            self.plan[self.next..].iter().map(|&s| sectors_to_read(v, s)).collect();
+        let next_read = |s: &Sector| rest.iter().position(|reads| reads.contains(s));
+        let mut later: Vec<(usize, Sector, u64)> = self
+            .loaded
+            .iter()
+            .filter_map(|(s, cells)| Some((next_read(s)?, *s, 2 * cells.len() as u64)))
+            .collect();
+        later.sort_unstable();
+        let mut kept = 0;
+        let keep: Vec<Sector> = later
+            .into_iter()
+            .filter(|&(when, _, bytes)| {
+                when == 0 || {
+                    kept += bytes;
+                    kept <= self.budget
+                }
+            })
+            .map(|(_, s, _)| s)
+            .collect();
+        self.loaded.retain(|s, _| keep.contains(s));
     }
 }
 
