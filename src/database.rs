@@ -236,19 +236,6 @@ fn huge_cells(
     Ok(cells)
 }
 
-/// [`huge_cells`] for a `fill` that writes every cell (a table read
-/// whole): the memory is not zeroed first.
-fn read_cells(
-    path: &Path,
-    slots: u64,
-    fill: impl FnOnce(&mut [u16]) -> Result<(), TableError>,
-) -> Result<HugeCells, DbError> {
-    let mut cells = HugeCells::overwritten(slots as usize)
-        .map_err(io_error(path, "allocate memory for the cells"))?;
-    fill(&mut cells)?;
-    Ok(cells)
-}
-
 pub(crate) fn io_error<'a>(
     path: &'a Path,
     op: &'static str,
@@ -677,7 +664,7 @@ impl Database {
         }
         let table = self.table(sector)?;
         let cells =
-            read_cells(&self.table_path(sector), table.info().slots, |c| table.read_all_into(c));
+            huge_cells(&self.table_path(sector), table.info().slots, |c| table.read_all_into(c));
         // The cells are in memory now: the file's pages need not stay in
         // this process's resident set (a solve reads every table once).
         table.release_pages();
@@ -697,7 +684,7 @@ impl Database {
         }
         let (table, path) = (self.wdl_table(sector)?, self.wdl_path(sector));
         self.check_slots(sector, table.info(), &path)?;
-        let cells = read_cells(&path, table.info().slots, |c| table.read_outcome_cells_into(c));
+        let cells = huge_cells(&path, table.info().slots, |c| table.read_outcome_cells_into(c));
         table.release_pages();
         cells
     }

@@ -394,7 +394,15 @@ pub struct TableReads {
 /// of 45 G), which saves their decompression and fresh pages.
 pub fn default_budget() -> u64 {
     const MAX: u64 = 6 << 30;
-    crate::huge::physical_memory().map_or(1 << 30, |bytes| (bytes / 4).min(MAX))
+    physical_memory().map_or(1 << 30, |bytes| (bytes / 4).min(MAX))
+}
+
+/// The machine's memory in bytes, where the system says.
+fn physical_memory() -> Option<u64> {
+    // Safety: sysconf only reads system constants.
+    let (pages, page) =
+        unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    (pages > 0 && page > 0).then(|| pages as u64 * page as u64)
 }
 
 impl<'a> Verifier<'a> {
