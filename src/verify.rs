@@ -390,8 +390,9 @@ pub struct TableReads {
 
 /// The verifier's default budget of cells kept between sectors: a
 /// quarter of the machine's memory, at most 6 GiB. Nine's placement
-/// phase then reads 30 % fewer cells than with none (32 G slots instead
-/// of 45 G), which saves their decompression and fresh pages.
+/// phase then reads 30 % fewer cells than with none (tables of 32 G
+/// canonical states instead of 45 G), which saves their decompression
+/// and fresh pages.
 pub fn default_budget() -> u64 {
     const MAX: u64 = 6 << 30;
     physical_memory().map_or(1 << 30, |bytes| (bytes / 4).min(MAX))

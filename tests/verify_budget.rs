@@ -1,9 +1,7 @@
 //! The verifier's budget of tables kept between sectors
 //! (`Verifier::with_budget`): the checks are the same whatever it is;
 //! with room for every table each is read once, with none some are read
-//! again; and a changed value is found either way, though its table is
-//! then first read as another sector's successor and kept for its own
-//! check.
+//! again; and a changed value is found either way.
 
 mod common;
 
@@ -57,8 +55,8 @@ fn the_budget_changes_how_often_a_table_is_read_and_nothing_else() {
 fn a_changed_value_is_found_whether_its_table_was_kept_or_read_again() {
     let dir = scratch();
     let (db, sectors) = common::solved_both_phases(&dir.path().join("db"), "six", 12);
-    // The largest moving sector: the sectors checked before it (its
-    // partner, placements that lead to it) read it first.
+    // The largest moving sector: read as its own table and as the
+    // successor of its partner and of the placements that lead to it.
     let sector = *sectors
         .iter()
         .filter(|s| s.is_moving())
