@@ -205,7 +205,7 @@ fn colex_unrank_below(mut rank: u64, k: u32, n: u32) -> Bits {
 /// Rank of `set` (a subset of `free`) among the subsets of `free` of its
 /// size, as if the points of `free` were renumbered `0..`.
 #[inline(always)]
-fn compact_rank(set: Bits, free: Bits) -> u64 {
+pub(crate) fn compact_rank(set: Bits, free: Bits) -> u64 {
     #[cfg(target_feature = "bmi2")]
     {
         // Safety: the instruction exists, as the target feature says.

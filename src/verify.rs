@@ -51,7 +51,9 @@
 
 use crate::database::{Database, DbError, SectorTable};
 use crate::huge::HugeCells;
-use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
+use crate::index::{
+    compact_rank, deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex, BINOMIAL,
+};
 use crate::position::State;
 use crate::rules::{for_each_move, play};
 use crate::stats::Counts;
@@ -59,6 +61,7 @@ use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
+use std::cell::Cell as Slot;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, Ordering};
 
@@ -787,8 +790,9 @@ impl<'a> MovingCheck<'a> {
 
     /// What the successors of every state with the opponent's stones
     /// `opponent` share: their movers, framed once, for slides and for
-    /// placements.
-    fn frames(&self, opponent: Bits) -> (OpponentFrames<'_>, Option<OpponentFrames<'_>>) {
+    /// placements. (No [`CaptureMemo`]: few slides close a mill, and
+    /// remembering their captures did not pay.)
+    fn frames(&self, opponent: Bits) -> (WalkFrames<'_>, Option<OpponentFrames<'_>>) {
         let frames = |t: &Targets<'a>| {
             opponent_frames(
                 self.v,
@@ -797,7 +801,8 @@ impl<'a> MovingCheck<'a> {
                 opponent,
             )
         };
-        (frames(&self.slides), self.placements.as_ref().map(frames))
+        let slides = WalkFrames { frames: frames(&self.slides), memo: None };
+        (slides, self.placements.as_ref().map(frames))
     }
 
     fn gathered(&self) -> Gathered<'a> {
@@ -809,6 +814,7 @@ impl<'a> MovingCheck<'a> {
             captures: Batch::new(captures(&self.slides)),
             placed: Batch::new(placed.map_or(&[][..], |t| t.quiet.1)),
             placed_captures: Batch::new(placed.map_or(&[][..], captures)),
+            by_move: CaptureGroups::new(&[]),
             known: None,
         }
     }
@@ -820,11 +826,11 @@ impl<'a> MovingCheck<'a> {
     fn gather(
         &self,
         mover: Bits,
-        (frames, placement_frames): &(OpponentFrames, Option<OpponentFrames>),
+        (walk, placement_frames): &(WalkFrames, Option<OpponentFrames>),
         g: &mut Gathered,
     ) {
         g.clear();
-        let board = self.v.board();
+        let (frames, board) = (&walk.frames, self.v.board());
         let empty = board.all() & !(mover | frames.opponent);
         let mut any_move = false;
         if let (Some(places), Some(pf)) = (&self.placements, placement_frames) {
@@ -862,9 +868,7 @@ impl<'a> MovingCheck<'a> {
                     g.known = Some(Cell::from(Value::Win(1)).0 as u32);
                     return;
                 }
-                for frame in &frames.captures {
-                    g.captures.add(frame.rank(own), &mut g.best);
-                }
+                walk.gather_captures(own, g);
             }
         }
         if !any_move {
@@ -1126,7 +1130,7 @@ impl<'a> PlacementCheck<'a> {
             self.ix,
             self.sector,
             (own, tier, self.keyed),
-            |o| self.frames(o),
+            |o| self.walk_frames(o),
             || self.gathered(),
             |m, f, g| self.gather(m, f, g),
         )
@@ -1140,7 +1144,7 @@ impl<'a> PlacementCheck<'a> {
             self.ix,
             self.sector,
             (&Fill(atomic_cells(out)), tier),
-            |o| self.frames(o),
+            |o| self.walk_frames(o),
             || self.gathered(),
             |m, f, g| self.gather(m, f, g),
         )
@@ -1150,7 +1154,8 @@ impl<'a> PlacementCheck<'a> {
     /// The cell the successors of the state (`mover`, `opponent`) give it.
     pub fn expected(&self, mover: Bits, opponent: Bits) -> u32 {
         let mut g = self.gathered();
-        self.gather(mover, &self.frames(opponent), &mut g);
+        let frames = WalkFrames { frames: self.frames(opponent), memo: None };
+        self.gather(mover, &frames, &mut g);
         g.resolve()
     }
 
@@ -1162,6 +1167,7 @@ impl<'a> PlacementCheck<'a> {
             captures: Batch::new(captures),
             placed: Batch::new(&[]),
             placed_captures: Batch::new(&[]),
+            by_move: CaptureGroups::new(captures),
             known: None,
         }
     }
@@ -1177,13 +1183,27 @@ impl<'a> PlacementCheck<'a> {
         )
     }
 
+    /// The frames of a walk by the opponent's stones `opponent`, with the
+    /// memo of the best capture after each placement over keyed cells,
+    /// where a capture leaves the opponent a game to play.
+    fn walk_frames(&self, opponent: Bits) -> WalkFrames<'_> {
+        let frames = self.frames(opponent);
+        let memo = (self.keyed && self.captures.is_some() && frames.can_capture).then(|| {
+            CaptureMemo::new(self.v.board().all() & !opponent, self.sector.mover as u32 + 1)
+        });
+        WalkFrames { frames, memo }
+    }
+
     /// Ranks the successors of the state (`mover`, `frames.opponent`) into
     /// `g` and asks for their cells. A stone in hand always has an empty
     /// point to go to, so there is at least one.
     #[inline]
-    fn gather(&self, mover: Bits, frames: &OpponentFrames, g: &mut Gathered) {
+    fn gather(&self, mover: Bits, walk: &WalkFrames, g: &mut Gathered) {
+        if let Some(memo) = &walk.memo {
+            g.by_move.remember(memo);
+        }
         g.clear();
-        let board = self.v.board();
+        let (frames, board) = (&walk.frames, self.v.board());
         let empty = board.all() & !(mover | frames.opponent);
         for to in points(empty) {
             let own = mover | 1 << to;
@@ -1196,9 +1216,7 @@ impl<'a> PlacementCheck<'a> {
                 g.known = Some(Cell::from(Value::Win(1)).0 as u32);
                 return;
             }
-            for frame in &frames.captures {
-                g.captures.add(frame.rank(own), &mut g.best);
-            }
+            walk.gather_captures(own, g);
         }
     }
 }
@@ -1212,6 +1230,147 @@ struct OpponentFrames<'a> {
     captures: Vec<MoverFrame<'a>>,
     /// Whether a mill takes a stone: the opponent has one on the board.
     can_capture: bool,
+}
+
+/// The frames of a walk by the opponent's stones, and over keyed cells
+/// the memo of the best capture after each move that closes a mill (a
+/// placement, or in the moving phase a slide or a flight).
+struct WalkFrames<'a> {
+    frames: OpponentFrames<'a>,
+    memo: Option<CaptureMemo>,
+}
+
+/// The best capture (the largest key) after a move that closes a mill,
+/// by the mover's stones after it. It depends on those stones and the
+/// opponent's alone, and in a walk by the opponent's stones several
+/// states move into the same stones: each of the mill's three placed
+/// last, or slid there from each empty neighbour. So the capture
+/// successors of those states (one per stone that may be taken) are
+/// ranked and read once for all of them instead of once each.
+struct CaptureMemo {
+    /// The points free of the opponent's stones, among which the stones
+    /// after a placement are ranked.
+    free: Bits,
+    /// By that rank: 0 while unknown, else the best key plus one.
+    best: Vec<Slot<u32>>,
+}
+
+impl CaptureMemo {
+    /// An empty memo for `stones` stones among the points `free`.
+    fn new(free: Bits, stones: u32) -> CaptureMemo {
+        let size = BINOMIAL.get(free.count_ones(), stones) as usize;
+        CaptureMemo { free, best: (0..size).map(|_| Slot::new(0)).collect() }
+    }
+}
+
+impl WalkFrames<'_> {
+    /// Asks for the captures after a move into the stones `own` that
+    /// closes a mill: their best from the memo where it is known, else
+    /// one successor per stone that may be taken, grouped for the memo
+    /// where there is room.
+    #[inline(always)]
+    fn gather_captures(&self, own: Bits, g: &mut Gathered) {
+        if let Some(memo) = &self.memo {
+            let at = compact_rank(own, memo.free) as usize;
+            match memo.best[at].get() {
+                0 if g.by_move.add(at as u32, &self.frames.captures, own) => return,
+                0 => {}
+                known => {
+                    g.best.key = g.best.key.max(known - 1);
+                    return;
+                }
+            }
+        }
+        for frame in &self.frames.captures {
+            g.captures.add(frame.rank(own), &mut g.best);
+        }
+    }
+}
+
+/// The capture successors of a state's moves that close a mill and are
+/// not in the [`CaptureMemo`] yet, grouped by move: read with
+/// the state's other successors, and each group's best noted for the
+/// memo when the walk's next state comes to this `Gathered`.
+struct CaptureGroups<'c> {
+    cells: &'c [u16],
+    slots: [u64; BATCH],
+    len: usize,
+    /// Each group's rank in the memo and the end of its slots.
+    groups: [(u32, u8); GROUPS],
+    count: usize,
+    /// Each group's best key, once read.
+    best: [u32; GROUPS],
+    read: bool,
+}
+
+/// Moves of one state that close a mill, grouped at most.
+const GROUPS: usize = 16;
+
+impl<'c> CaptureGroups<'c> {
+    fn new(cells: &'c [u16]) -> CaptureGroups<'c> {
+        CaptureGroups {
+            cells,
+            slots: [0; BATCH],
+            len: 0,
+            groups: [(0, 0); GROUPS],
+            count: 0,
+            best: [0; GROUPS],
+            read: false,
+        }
+    }
+
+    /// Ranks the captures of the move into the stones `own` (the
+    /// memo's rank `at`) from `frames`, one per stone that may be taken,
+    /// and asks for their cells; false, with nothing added, when there is
+    /// no room left.
+    #[inline(always)]
+    fn add(&mut self, at: u32, frames: &[MoverFrame], own: Bits) -> bool {
+        let end = self.len + frames.len();
+        if end > BATCH || self.count == GROUPS || frames.is_empty() {
+            return false;
+        }
+        for frame in frames {
+            let slot = frame.rank(own);
+            prefetch(&self.cells[slot as usize]);
+            self.slots[self.len] = slot;
+            self.len += 1;
+        }
+        self.groups[self.count] = (at, end as u8);
+        self.count += 1;
+        true
+    }
+
+    /// Reads every group's cells (keys) into `best`, and each group's
+    /// best for the memo.
+    #[inline]
+    fn read(&mut self, best: &mut Best) {
+        let mut start = 0;
+        for (group, &(_, end)) in self.groups[..self.count].iter().enumerate() {
+            let slots = &self.slots[start..end as usize];
+            let key = slots.iter().map(|&s| u32::from(self.cells[s as usize])).max().unwrap_or(0);
+            self.best[group] = key;
+            best.key = best.key.max(key);
+            start = end as usize;
+        }
+        self.read = true;
+    }
+
+    /// Notes the groups read in `memo`, and empties the groups.
+    #[inline]
+    fn remember(&mut self, memo: &CaptureMemo) {
+        if self.read {
+            for (&(at, _), &key) in self.groups[..self.count].iter().zip(&self.best) {
+                memo.best[at as usize].set(key + 1);
+            }
+        }
+        self.clear();
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.count = 0;
+        self.read = false;
+    }
 }
 
 /// The frames of the successors of the states whose opponent holds
@@ -1242,6 +1401,9 @@ struct Gathered<'c> {
     /// and places.
     placed: Batch<'c>,
     placed_captures: Batch<'c>,
+    /// Captures grouped by move, for the [`CaptureMemo`] (keyed cells
+    /// only).
+    by_move: CaptureGroups<'c>,
     /// The state's cell when the rules decide it without successors.
     known: Option<u32>,
 }
@@ -1253,6 +1415,7 @@ impl Gathered<'_> {
         self.captures.len = 0;
         self.placed.len = 0;
         self.placed_captures.len = 0;
+        self.by_move.clear();
         self.known = None;
     }
 
@@ -1266,6 +1429,7 @@ impl Gathered<'_> {
         self.captures.flush(&mut self.best);
         self.placed.flush(&mut self.best);
         self.placed_captures.flush(&mut self.best);
+        self.by_move.read(&mut self.best);
         self.best.cell()
     }
 }
