@@ -792,7 +792,7 @@ impl<'a> MovingCheck<'a> {
     /// `opponent` share: their movers, framed once, for slides and for
     /// placements. (No [`CaptureMemo`]: few slides close a mill, and
     /// remembering their captures did not pay.)
-    fn frames(&self, opponent: Bits) -> (WalkFrames<'_>, Option<OpponentFrames<'_>>) {
+    fn frames(&self, opponent: Bits) -> (OpponentFrames<'_>, Option<OpponentFrames<'_>>) {
         let frames = |t: &Targets<'a>| {
             opponent_frames(
                 self.v,
@@ -801,8 +801,7 @@ impl<'a> MovingCheck<'a> {
                 opponent,
             )
         };
-        let slides = WalkFrames { frames: frames(&self.slides), memo: None };
-        (slides, self.placements.as_ref().map(frames))
+        (frames(&self.slides), self.placements.as_ref().map(frames))
     }
 
     fn gathered(&self) -> Gathered<'a> {
@@ -814,7 +813,6 @@ impl<'a> MovingCheck<'a> {
             captures: Batch::new(captures(&self.slides)),
             placed: Batch::new(placed.map_or(&[][..], |t| t.quiet.1)),
             placed_captures: Batch::new(placed.map_or(&[][..], captures)),
-            by_move: CaptureGroups::new(&[]),
             known: None,
         }
     }
@@ -826,11 +824,11 @@ impl<'a> MovingCheck<'a> {
     fn gather(
         &self,
         mover: Bits,
-        (walk, placement_frames): &(WalkFrames, Option<OpponentFrames>),
+        (frames, placement_frames): &(OpponentFrames, Option<OpponentFrames>),
         g: &mut Gathered,
     ) {
         g.clear();
-        let (frames, board) = (&walk.frames, self.v.board());
+        let board = self.v.board();
         let empty = board.all() & !(mover | frames.opponent);
         let mut any_move = false;
         if let (Some(places), Some(pf)) = (&self.placements, placement_frames) {
@@ -868,7 +866,9 @@ impl<'a> MovingCheck<'a> {
                     g.known = Some(Cell::from(Value::Win(1)).0 as u32);
                     return;
                 }
-                walk.gather_captures(own, g);
+                for frame in &frames.captures {
+                    g.captures.add(frame.rank(own), &mut g.best);
+                }
             }
         }
         if !any_move {
@@ -896,14 +896,14 @@ impl<'a> MovingCheck<'a> {
 /// (from the opponent's images, made once) and fetched first, so the
 /// reads overlap with each other and with the successors' ranking.
 /// `own` holds cells as `tier` stores them, and so do the successors'.
-fn check_by_opponent<'c, F>(
+fn check_by_opponent<F, G: Resolve>(
     v: &Variant,
     ix: &Indexer,
     sector: Sector,
     (own, tier, keyed): (&[u16], Tier, bool),
     frames: impl Fn(Bits) -> F + Sync,
-    gathered: impl Fn() -> Gathered<'c> + Sync,
-    gather: impl Fn(Bits, &F, &mut Gathered<'c>) + Sync,
+    gathered: impl Fn() -> G + Sync,
+    gather: impl Fn(Bits, &F, &mut G) + Sync,
 ) -> (SectorCheck, Counts) {
     walk_by_opponent(v, ix, sector, (&Compare(own, keyed), tier), frames, gathered, gather)
 }
@@ -966,14 +966,14 @@ impl Sink for Fill<'_> {
 
 /// Walks every canonical state of `sector` by the opponent's stones
 /// (see [`check_by_opponent`]), handing each recomputed cell to `sink`.
-fn walk_by_opponent<'c, F>(
+fn walk_by_opponent<F, G: Resolve>(
     v: &Variant,
     ix: &Indexer,
     sector: Sector,
     (own, tier): (&impl Sink, Tier),
     frames: impl Fn(Bits) -> F + Sync,
-    gathered: impl Fn() -> Gathered<'c> + Sync,
-    gather: impl Fn(Bits, &F, &mut Gathered<'c>) + Sync,
+    gathered: impl Fn() -> G + Sync,
+    gather: impl Fn(Bits, &F, &mut G) + Sync,
 ) -> (SectorCheck, Counts) {
     let index = ix.sector(sector);
     assert_eq!(own.len() as u64, index.slots(), "cells of {sector}");
@@ -1154,22 +1154,22 @@ impl<'a> PlacementCheck<'a> {
     /// The cell the successors of the state (`mover`, `opponent`) give it.
     pub fn expected(&self, mover: Bits, opponent: Bits) -> u32 {
         let mut g = self.gathered();
-        let frames = WalkFrames { frames: self.frames(opponent), memo: None };
+        let frames = PlacementFrames { frames: self.frames(opponent), memo: None };
         self.gather(mover, &frames, &mut g);
         g.resolve()
     }
 
-    fn gathered(&self) -> Gathered<'a> {
+    fn gathered(&self) -> PlacementGathered<'a> {
         let captures = self.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
-        Gathered {
+        let successors = Gathered {
             best: Best::new(self.keyed),
             quiet: Batch::new(self.quiet.1),
             captures: Batch::new(captures),
             placed: Batch::new(&[]),
             placed_captures: Batch::new(&[]),
-            by_move: CaptureGroups::new(captures),
             known: None,
-        }
+        };
+        PlacementGathered { successors, by_placement: CaptureGroups::new(captures) }
     }
 
     /// What the successors of every state with the opponent's stones
@@ -1186,37 +1186,38 @@ impl<'a> PlacementCheck<'a> {
     /// The frames of a walk by the opponent's stones `opponent`, with the
     /// memo of the best capture after each placement over keyed cells,
     /// where a capture leaves the opponent a game to play.
-    fn walk_frames(&self, opponent: Bits) -> WalkFrames<'_> {
+    fn walk_frames(&self, opponent: Bits) -> PlacementFrames<'_> {
         let frames = self.frames(opponent);
         let memo = (self.keyed && self.captures.is_some() && frames.can_capture).then(|| {
             CaptureMemo::new(self.v.board().all() & !opponent, self.sector.mover as u32 + 1)
         });
-        WalkFrames { frames, memo }
+        PlacementFrames { frames, memo }
     }
 
     /// Ranks the successors of the state (`mover`, `frames.opponent`) into
     /// `g` and asks for their cells. A stone in hand always has an empty
     /// point to go to, so there is at least one.
     #[inline]
-    fn gather(&self, mover: Bits, walk: &WalkFrames, g: &mut Gathered) {
+    fn gather(&self, mover: Bits, walk: &PlacementFrames, pg: &mut PlacementGathered) {
         if let Some(memo) = &walk.memo {
-            g.by_move.remember(memo);
+            pg.by_placement.remember(memo);
         }
-        g.clear();
+        pg.successors.clear();
         let (frames, board) = (&walk.frames, self.v.board());
         let empty = board.all() & !(mover | frames.opponent);
         for to in points(empty) {
             let own = mover | 1 << to;
             if !frames.can_capture || !board.closes_mill(own, to) {
+                let g = &mut pg.successors;
                 g.quiet.add(quiet_slot(&frames.quiet, own), &mut g.best);
                 continue;
             }
             if self.captures.is_none() {
                 // The opponent is left with two stones: a win in 1.
-                g.known = Some(Cell::from(Value::Win(1)).0 as u32);
+                pg.successors.known = Some(Cell::from(Value::Win(1)).0 as u32);
                 return;
             }
-            walk.gather_captures(own, g);
+            walk.gather_captures(own, pg);
         }
     }
 }
@@ -1235,7 +1236,7 @@ struct OpponentFrames<'a> {
 /// The frames of a walk by the opponent's stones, and over keyed cells
 /// the memo of the best capture after each move that closes a mill (a
 /// placement, or in the moving phase a slide or a flight).
-struct WalkFrames<'a> {
+struct PlacementFrames<'a> {
     frames: OpponentFrames<'a>,
     memo: Option<CaptureMemo>,
 }
@@ -1263,17 +1264,18 @@ impl CaptureMemo {
     }
 }
 
-impl WalkFrames<'_> {
+impl PlacementFrames<'_> {
     /// Asks for the captures after a move into the stones `own` that
     /// closes a mill: their best from the memo where it is known, else
     /// one successor per stone that may be taken, grouped for the memo
     /// where there is room.
     #[inline(always)]
-    fn gather_captures(&self, own: Bits, g: &mut Gathered) {
+    fn gather_captures(&self, own: Bits, pg: &mut PlacementGathered) {
+        let g = &mut pg.successors;
         if let Some(memo) = &self.memo {
             let at = compact_rank(own, memo.free) as usize;
             match memo.best[at].get() {
-                0 if g.by_move.add(at as u32, &self.frames.captures, own) => return,
+                0 if pg.by_placement.add(at as u32, &self.frames.captures, own) => return,
                 0 => {}
                 known => {
                     g.best.key = g.best.key.max(known - 1);
@@ -1401,9 +1403,6 @@ struct Gathered<'c> {
     /// and places.
     placed: Batch<'c>,
     placed_captures: Batch<'c>,
-    /// Captures grouped by move, for the [`CaptureMemo`] (keyed cells
-    /// only).
-    by_move: CaptureGroups<'c>,
     /// The state's cell when the rules decide it without successors.
     known: Option<u32>,
 }
@@ -1415,22 +1414,54 @@ impl Gathered<'_> {
         self.captures.len = 0;
         self.placed.len = 0;
         self.placed_captures.len = 0;
-        self.by_move.clear();
         self.known = None;
     }
 
+    /// Reads the gathered cells into `best`.
+    #[inline]
+    fn read(&mut self) {
+        self.quiet.flush(&mut self.best);
+        self.captures.flush(&mut self.best);
+        self.placed.flush(&mut self.best);
+        self.placed_captures.flush(&mut self.best);
+    }
+}
+
+/// A state's successors, gathered, as [`walk_by_opponent`] holds them.
+trait Resolve {
     /// Reads the gathered cells: the state's recomputed cell.
+    fn resolve(&mut self) -> u32;
+}
+
+impl Resolve for Gathered<'_> {
     #[inline]
     fn resolve(&mut self) -> u32 {
         if let Some(cell) = self.known {
             return cell;
         }
-        self.quiet.flush(&mut self.best);
-        self.captures.flush(&mut self.best);
-        self.placed.flush(&mut self.best);
-        self.placed_captures.flush(&mut self.best);
-        self.by_move.read(&mut self.best);
+        self.read();
         self.best.cell()
+    }
+}
+
+/// A placement state's successors: those of [`Gathered`], and the
+/// captures grouped by placement for the [`CaptureMemo`] (keyed cells
+/// only).
+struct PlacementGathered<'c> {
+    successors: Gathered<'c>,
+    by_placement: CaptureGroups<'c>,
+}
+
+impl Resolve for PlacementGathered<'_> {
+    #[inline]
+    fn resolve(&mut self) -> u32 {
+        let g = &mut self.successors;
+        if let Some(cell) = g.known {
+            return cell;
+        }
+        g.read();
+        self.by_placement.read(&mut g.best);
+        g.best.cell()
     }
 }
 
