@@ -1233,21 +1233,21 @@ struct OpponentFrames<'a> {
     can_capture: bool,
 }
 
-/// The frames of a walk by the opponent's stones, and over keyed cells
-/// the memo of the best capture after each move that closes a mill (a
-/// placement, or in the moving phase a slide or a flight).
+/// The frames of a placement check's walk by the opponent's stones, and
+/// over keyed cells the memo of the best capture after each placement
+/// that closes a mill.
 struct PlacementFrames<'a> {
     frames: OpponentFrames<'a>,
     memo: Option<CaptureMemo>,
 }
 
-/// The best capture (the largest key) after a move that closes a mill,
-/// by the mover's stones after it. It depends on those stones and the
-/// opponent's alone, and in a walk by the opponent's stones several
-/// states move into the same stones: each of the mill's three placed
-/// last, or slid there from each empty neighbour. So the capture
-/// successors of those states (one per stone that may be taken) are
-/// ranked and read once for all of them instead of once each.
+/// The best capture (the largest key) after a placement that closes a
+/// mill, by the mover's stones after it. It depends on those stones and
+/// the opponent's alone, and in a walk by the opponent's stones several
+/// states place into the same stones: one for each stone of the mill
+/// placed last. So the capture successors of those states (one per
+/// stone that may be taken) are ranked and read once for all of them
+/// instead of once each.
 struct CaptureMemo {
     /// The points free of the opponent's stones, among which the stones
     /// after a placement are ranked.
@@ -1265,8 +1265,8 @@ impl CaptureMemo {
 }
 
 impl PlacementFrames<'_> {
-    /// Asks for the captures after a move into the stones `own` that
-    /// closes a mill: their best from the memo where it is known, else
+    /// Asks for the captures after a placement into the stones `own`
+    /// that closes a mill: their best from the memo where it is known, else
     /// one successor per stone that may be taken, grouped for the memo
     /// where there is room.
     #[inline(always)]
@@ -1289,10 +1289,10 @@ impl PlacementFrames<'_> {
     }
 }
 
-/// The capture successors of a state's moves that close a mill and are
-/// not in the [`CaptureMemo`] yet, grouped by move: read with
-/// the state's other successors, and each group's best noted for the
-/// memo when the walk's next state comes to this `Gathered`.
+/// The capture successors of a state's placements that close a mill and
+/// are not in the [`CaptureMemo`] yet, grouped by placement: read with
+/// the state's other successors, and each group's best noted in the memo
+/// when the walk's next state comes to this [`PlacementGathered`].
 struct CaptureGroups<'c> {
     cells: &'c [u16],
     slots: [u64; BATCH],
@@ -1305,7 +1305,7 @@ struct CaptureGroups<'c> {
     read: bool,
 }
 
-/// Moves of one state that close a mill, grouped at most.
+/// Placements of one state that close a mill, grouped at most.
 const GROUPS: usize = 16;
 
 impl<'c> CaptureGroups<'c> {
@@ -1321,7 +1321,7 @@ impl<'c> CaptureGroups<'c> {
         }
     }
 
-    /// Ranks the captures of the move into the stones `own` (the
+    /// Ranks the captures of the placement into the stones `own` (the
     /// memo's rank `at`) from `frames`, one per stone that may be taken,
     /// and asks for their cells; false, with nothing added, when there is
     /// no room left.
