@@ -87,7 +87,7 @@ pub enum DbError {
         sector: String,
         /// The variant's name.
         variant: String,
-        /// The `--fly-at` option the solve command needs, if any.
+        /// The `--fly-at` and `--fly-count` options the solve command needs, if any.
         rules: String,
         /// The `--max-stones` of the solve command that makes it.
         stones: u32,
@@ -127,7 +127,7 @@ pub enum DbError {
         job: Job,
         /// The variant's name.
         variant: String,
-        /// The `--fly-at` option the solve command needs, if any.
+        /// The `--fly-at` and `--fly-count` options the solve command needs, if any.
         rules: String,
         /// The sector it reads that has no table.
         sector: Sector,
@@ -190,7 +190,7 @@ pub struct FullTierNeeded {
     pub what: &'static str,
     /// The variant's name.
     pub variant: String,
-    /// The `--fly-at` option the solve command needs, if any.
+    /// The `--fly-at` and `--fly-count` options the solve command needs, if any.
     pub rules: String,
     /// The `--max-stones` of the solve command that makes it.
     pub stones: u32,
@@ -551,15 +551,21 @@ impl Database {
         }
     }
 
-    /// The `--fly-at` a solve command needs to make tables these rules
-    /// accept (nothing under the variant's own rules): with other rules it
-    /// would make tables that this database refuses.
+    /// The `--fly-at` and `--fly-count` a solve command needs to make
+    /// tables these rules accept (nothing under the variant's own rules):
+    /// with other rules it would make tables that this database refuses.
     pub(crate) fn rules_option(&self) -> String {
-        let default = Variant::named(self.variant.name()).map(|v| v.rules_key());
-        match default {
-            Ok(key) if key == self.variant.rules_key() => String::new(),
-            _ => format!(" --fly-at {}", self.variant.flying()),
+        let Ok(default) = Variant::named(self.variant.name()) else {
+            return format!(" --fly-at {}", self.variant.flying());
+        };
+        let mut options = String::new();
+        if default.flying() != self.variant.flying() {
+            options += &format!(" --fly-at {}", self.variant.flying());
         }
+        if default.fly_count() != self.variant.fly_count() && self.variant.move_while_placing() {
+            options += &format!(" --fly-count {}", self.variant.fly_count());
+        }
+        options
     }
 
     /// An error naming the first moving-phase sector with at most

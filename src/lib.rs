@@ -50,7 +50,7 @@ pub mod variant;
 pub use index::{Indexer, Sector, SectorIndex};
 pub use position::{Color, Move, Position, State};
 pub use value::{Cell, Value};
-pub use variant::{Bits, Board, Flying, Point, Variant};
+pub use variant::{Bits, Board, FlyCount, Flying, Point, Variant};
 pub mod arena;
 pub mod database;
 pub mod driver;

@@ -22,6 +22,13 @@ pub enum VariantError {
     /// A `--fly-at` that is neither a number nor `never`.
     #[error("invalid flying threshold '{0}' (expected a number of stones or 'never')")]
     BadFlyAt(String),
+    /// A `--fly-count` that is neither `board` nor `all`.
+    #[error("invalid flying count '{0}' (expected 'board' or 'all')")]
+    BadFlyCount(String),
+    /// A flying count for a variant whose players never move with stones
+    /// in hand, where both readings are the same rule.
+    #[error("the flying count is a rule of lasker only: in {0} a side with stones in hand never moves, so it flies by the stones on the board either way")]
+    FlyCountWithoutMoves(String),
     /// A board description that is not a board.
     #[error("board {board}: {what}")]
     BadBoard {
@@ -297,7 +304,8 @@ pub fn points(mut set: Bits) -> impl Iterator<Item = Point> {
 pub enum Flying {
     /// Nobody flies.
     Never,
-    /// With at most this many stones on the board and none in hand.
+    /// With at most this many stones: on the board with an empty hand, or
+    /// on the board and in hand together, as the [`FlyCount`] says.
     AtMost(u8),
 }
 
@@ -323,6 +331,48 @@ impl std::str::FromStr for Flying {
     }
 }
 
+/// Which of a side's stones count towards the flying threshold. The two
+/// readings differ only where a side with stones in hand may move
+/// (Lasker): elsewhere such a side only places, and a side whose hand is
+/// empty has on the board all it has left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlyCount {
+    /// The stones on the board, and only with an empty hand: a side with
+    /// stones in hand never flies.
+    Board,
+    /// The stones left in all, on the board and in hand: the published
+    /// reading of Lasker Morris (Malom's move generator, Stahlhacke's
+    /// solve), where two stones on the board and one in hand fly.
+    All,
+}
+
+impl FlyCount {
+    /// The name `--fly-count` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlyCount::Board => "board",
+            FlyCount::All => "all",
+        }
+    }
+}
+
+impl fmt::Display for FlyCount {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for FlyCount {
+    type Err = VariantError;
+    fn from_str(s: &str) -> Result<FlyCount, VariantError> {
+        match s {
+            "board" => Ok(FlyCount::Board),
+            "all" => Ok(FlyCount::All),
+            _ => Err(VariantError::BadFlyCount(s.to_string())),
+        }
+    }
+}
+
 /// A game of the morris family: a board and the rules played on it.
 #[derive(Clone, Debug)]
 pub struct Variant {
@@ -330,6 +380,7 @@ pub struct Variant {
     board: Board,
     stones: u8,
     flying: Flying,
+    fly_count: FlyCount,
     full_board_draw: bool,
     move_while_placing: bool,
 }
@@ -356,6 +407,9 @@ impl Variant {
             board: Board::squares(rings, diagonals)?,
             stones,
             flying,
+            // Lasker as published; the other variants never move with
+            // stones in hand, where the readings agree.
+            fly_count: if lasker { FlyCount::All } else { FlyCount::Board },
             full_board_draw,
             move_while_placing: lasker,
         })
@@ -367,9 +421,28 @@ impl Variant {
         self
     }
 
+    /// The same variant with another reading of which stones count
+    /// towards flying; refused where a side with stones in hand never
+    /// moves, since there both readings are one rule.
+    pub fn with_fly_count(self, fly_count: FlyCount) -> Result<Variant, VariantError> {
+        if !self.move_while_placing {
+            return Err(VariantError::FlyCountWithoutMoves(self.name.clone()));
+        }
+        Ok(self.with_fly_count_unchecked(fly_count))
+    }
+
+    /// [`Variant::with_fly_count`] for any variant: the tests show with it
+    /// that the readings agree where nobody moves with stones in hand.
+    #[doc(hidden)]
+    pub fn with_fly_count_unchecked(mut self, fly_count: FlyCount) -> Variant {
+        self.fly_count = fly_count;
+        self
+    }
+
     /// The same variant where a player with stones in hand may also move
     /// (Lasker's rule): small Lasker-like games for the tests. The rules
-    /// key says so, so its tables are told apart.
+    /// key says so, so its tables are told apart. The flying count stays
+    /// as it was (the board's, for the variants this is built from).
     #[doc(hidden)]
     pub fn with_lasker(mut self) -> Variant {
         self.move_while_placing = true;
@@ -415,20 +488,34 @@ impl Variant {
         self.move_while_placing
     }
 
-    /// Whether a side with `on_board` stones and `in_hand` in hand flies.
+    /// Which stones count towards the flying threshold.
+    pub fn fly_count(&self) -> FlyCount {
+        self.fly_count
+    }
+
+    /// Whether a side with `on_board` stones and `in_hand` in hand flies
+    /// (when it moves a stone rather than placing one).
     #[inline]
     pub fn flies(&self, on_board: u32, in_hand: u32) -> bool {
-        match self.flying {
-            Flying::Never => false,
-            Flying::AtMost(f) => in_hand == 0 && on_board <= f as u32,
+        match (self.flying, self.fly_count) {
+            (Flying::Never, _) => false,
+            (Flying::AtMost(f), FlyCount::Board) => in_hand == 0 && on_board <= f as u32,
+            (Flying::AtMost(f), FlyCount::All) => on_board + in_hand <= f as u32,
         }
     }
 
     /// A description of every rule parameter: tables solved under other
-    /// rules carry another string and are refused.
+    /// rules carry another string and are refused. The flying count is
+    /// named only where it changes the game (a side with stones in hand
+    /// may move) and is not the board's, so every key from before it
+    /// existed still means what it meant.
     pub fn rules_key(&self) -> String {
+        let count = match self.fly_count {
+            FlyCount::All if self.move_while_placing => " fly-count=all",
+            _ => "",
+        };
         format!(
-            "{} board={} points={} mills={} stones={} fly={} fullboard={} lasker={}",
+            "{} board={} points={} mills={} stones={} fly={} fullboard={} lasker={}{count}",
             self.name,
             self.board.name(),
             self.board.points(),
@@ -439,6 +526,39 @@ impl Variant {
             self.move_while_placing,
         )
     }
+}
+
+/// What tells a table's rules key `found` from the key `expected`, in the
+/// options that choose them (`--fly-at`, `--fly-count`), when they differ
+/// only there: the rest of a refusal's message for a reader who solved
+/// under the other option. Empty when the keys differ elsewhere too.
+pub fn rules_hint(found: &str, expected: &str) -> String {
+    let token = |key: &str, name: &str| -> Option<String> {
+        key.split(' ').find_map(|t| t.strip_prefix(name)).map(str::to_string)
+    };
+    let lasker = |key: &str| token(key, "lasker=").as_deref() == Some("true");
+    let count = |key: &str| token(key, "fly-count=").unwrap_or_else(|| "board".to_string());
+    let others = |key: &str| -> Vec<String> {
+        key.split(' ')
+            .filter(|t| !t.starts_with("fly=") && !t.starts_with("fly-count="))
+            .map(str::to_string)
+            .collect()
+    };
+    if others(found) != others(expected) {
+        return String::new();
+    }
+    let mut options = Vec::new();
+    let (fly_found, fly_expected) = (token(found, "fly="), token(expected, "fly="));
+    if fly_found != fly_expected {
+        options.push(format!("--fly-at {}", fly_found.unwrap_or_default()));
+    }
+    if lasker(found) && count(found) != count(expected) {
+        options.push(format!("--fly-count {}", count(found)));
+    }
+    if options.is_empty() {
+        return String::new();
+    }
+    format!(" (it was solved with {}; give the same to read it)", options.join(" "))
 }
 
 #[cfg(test)]

@@ -493,6 +493,71 @@ fn lasker_placement_solves_verifies_and_answers_from_the_tables() {
     assert!(err.contains("is not in the database") && err.lines().count() == 1, "{err}");
 }
 
+/// Lasker flies by the stones left in all (board and hand), as published;
+/// `--fly-count board` is the other reading. Tables of one are refused
+/// under the other in one line that names the option, and read with it;
+/// the option is refused where it changes nothing.
+#[test]
+fn lasker_tables_of_one_flying_count_are_refused_under_the_other() {
+    let board = ["--variant", "lasker", "--fly-count", "board"];
+    let db = scratch();
+    ok(db.path(), &[&board[..], &["solve", "--max-stones", "7", "--threads", "2"]].concat());
+    let position = "WW.B..../B......./B....... w 1 1";
+    let err = fails(db.path(), &["--variant", "lasker", "query", position]);
+    assert!(err.contains("solved with --fly-count board") && err.lines().count() == 1, "{err}");
+    let out = ok(db.path(), &[&board[..], &["query", position]].concat());
+    assert!(out.contains("lasker (flying at 3 stones on the board and none in hand)"), "{out}");
+    // Two stones on the board and one in hand slide here: d7-g7, not a7-e3.
+    assert!(out.contains("d7-g7") && !out.contains("a7-e3"), "{out}");
+    let out = ok(db.path(), &[&board[..], &["verify", "--threads", "2"]].concat());
+    assert!(out.contains("every value agrees"), "{out}");
+
+    for variant in ["nine", "morabaraba", "six"] {
+        let err = fails(db.path(), &["--variant", variant, "--fly-count", "all", "stats"]);
+        assert!(err.contains("--fly-count") && err.contains("lasker only"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let err = fails(db.path(), &["--variant", "lasker", "--fly-count", "hand", "stats"]);
+    assert!(err.contains("invalid flying count 'hand'"), "{err}");
+}
+
+/// The committed per-sector figures of Lasker up to 10 stones, board and
+/// hand, under the published flying rule (`data/lasker/placement-10.tsv`,
+/// `stats --tsv` of the solve recorded in docs/results.md): every
+/// placement sector up to 10 stones has one row, and the rows up to 8
+/// stones agree with a fresh solve.
+#[test]
+fn committed_lasker_figures_up_to_10_stones_agree_with_a_solve() {
+    let path = format!("{}/data/lasker/placement-10.tsv", env!("CARGO_MANIFEST_DIR"));
+    let committed = fs::read_to_string(&path).unwrap();
+    let lasker = ["--variant", "lasker"];
+    let db = scratch();
+    ok(db.path(), &[&lasker[..], &["solve", "--max-stones", "8", "--threads", "2"]].concat());
+    let ours = ok(db.path(), &[&lasker[..], &["stats", "--tsv"]].concat());
+    assert_eq!(committed.lines().next(), ours.lines().next(), "{path}: the columns of stats --tsv");
+    let sectors = ok(db.path(), &[&lasker[..], &["sectors", "--phase", "all"]].concat());
+    let listed: Vec<&str> = sectors
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|s| {
+            let n: Vec<u32> = s.split('-').filter_map(|x| x.parse().ok()).collect();
+            n.len() == 4 && n.iter().sum::<u32>() <= 10
+        })
+        .collect();
+    let rows: Vec<&str> =
+        committed.lines().skip(1).map(|l| l.split('\t').next().unwrap()).collect();
+    let mut sorted = (listed.clone(), rows.clone());
+    sorted.0.sort();
+    sorted.1.sort();
+    assert_eq!(sorted.0, sorted.1, "{path}: one row per placement sector up to 10 stones");
+    let mut compared = 0;
+    for row in ours.lines().skip(1).filter(|r| r.split('-').count() == 4) {
+        assert!(committed.lines().any(|l| l == row), "{row} is not in {path}");
+        compared += 1;
+    }
+    assert_eq!(compared, 123, "the placement sectors up to 8 stones");
+}
+
 /// A distance changed in a Lasker placement table (its checksums and
 /// header counts rewritten to agree) is caught by `verify`'s fast check
 /// of Lasker's placement phase, at its slot, and in no moving sector.

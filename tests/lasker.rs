@@ -16,7 +16,7 @@ use morris::table::write_table;
 use morris::verify::{
     check_sector_generic, successor_sectors, value_from_successors, MovingCheck, Verifier,
 };
-use morris::{Cell, Flying, Sector, State, Value, Variant};
+use morris::{Cell, FlyCount, Flying, Sector, State, Value, Variant};
 use std::collections::HashMap;
 
 mod cells;
@@ -69,6 +69,20 @@ fn holds_to_the_reference(v: &Variant, max_stones: u32) {
 fn five_board_with_lasker_rule_4_stones_flying_at_3() {
     let v = Variant::named("five").unwrap().with_lasker().with_stones(4);
     holds_to_the_reference(&v.with_flying(Flying::AtMost(3)), 7);
+}
+
+/// The same game as published Lasker reads flying: three stones left in
+/// all, board and hand, fly (two on the board and one in hand too).
+#[test]
+fn five_board_with_lasker_rule_4_stones_flying_at_3_left_in_all() {
+    holds_to_the_reference(&five_board_flying_at_3_in_all(), 7);
+}
+
+/// Five's board with Lasker's moves, four stones a side, flying with
+/// three left on the board and in hand together.
+fn five_board_flying_at_3_in_all() -> Variant {
+    let v = Variant::named("five").unwrap().with_lasker().with_stones(4);
+    v.with_flying(Flying::AtMost(3)).with_fly_count(FlyCount::All).unwrap()
 }
 
 /// Five's own rules (no flying) with Lasker's moves.
@@ -175,9 +189,10 @@ fn fast_lasker_check_agrees_with_the_plain_rule_on_the_five_board() {
     let v = Variant::named("five").unwrap().with_lasker().with_stones(4);
     assert_eq!(fast_check_agrees_with_the_plain_rule(&v, 7), 61_487);
     assert_eq!(fast_check_agrees_with_the_plain_rule(&v.with_flying(Flying::AtMost(3)), 7), 61_487);
+    assert_eq!(fast_check_agrees_with_the_plain_rule(&five_board_flying_at_3_in_all(), 7), 61_487);
 }
 
-/// Lasker itself, flying at 3 once a hand is empty, on the 24-point board.
+/// Lasker itself, flying with 3 stones left in all, on the 24-point board.
 #[test]
 fn fast_lasker_check_agrees_with_the_plain_rule_on_lasker_up_to_7_stones() {
     let v = Variant::named("lasker").unwrap();
@@ -223,8 +238,17 @@ fn rewrite(db: &Database, sector: Sector, cells: &[u16]) {
 #[test]
 fn fast_and_generic_checks_give_the_same_verdicts_on_lasker_tables() {
     let v = Variant::named("five").unwrap().with_lasker().with_stones(4);
-    let v = v.with_flying(Flying::AtMost(3));
-    let all = sectors(&v, 7);
+    same_verdicts_on_tables(&v.with_flying(Flying::AtMost(3)));
+}
+
+/// The same under the published reading of flying (three left in all).
+#[test]
+fn fast_and_generic_checks_give_the_same_verdicts_on_lasker_tables_flying_in_all() {
+    same_verdicts_on_tables(&five_board_flying_at_3_in_all());
+}
+
+fn same_verdicts_on_tables(v: &Variant) {
+    let all = sectors(v, 7);
     let dir = tempfile::tempdir().unwrap();
     let verdicts = |damaged: Option<(Sector, Vec<u16>)>| {
         let db = Database::new(dir.path(), v.clone());

@@ -99,6 +99,10 @@ class Database:
         ``"five"``, ``"lasker"`` or ``"morabaraba"``.
     :param fly_at: the flying rule of ``--fly-at``: a number of stones, or
         ``"never"``; ``None`` for the variant's own rule.
+    :param fly_count: which stones count towards ``fly_at`` in lasker, as
+        ``--fly-count``: ``"all"`` (board and hand, the published game and
+        lasker's default) or ``"board"``; ``None`` for the variant's own
+        rule. Other variants refuse it.
     :raises DatabaseError: if ``path`` is not a directory.
     :raises ValueError: for an unknown variant or flying rule.
     """
@@ -108,9 +112,13 @@ class Database:
         path: Union[str, "os.PathLike[str]"],
         variant: str = "nine",
         fly_at: Union[int, str, None] = None,
+        fly_count: Optional[str] = None,
     ) -> None:
         self._db = _Database(
-            os.fspath(path), variant, None if fly_at is None else str(fly_at)
+            os.fspath(path),
+            variant,
+            None if fly_at is None else str(fly_at),
+            fly_count,
         )
 
     @property

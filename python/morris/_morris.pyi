@@ -16,7 +16,11 @@ class Position:
     position of the variant."""
 
     def __init__(
-        self, text: str = "start", variant: str = "nine", fly_at: Optional[str] = None
+        self,
+        text: str = "start",
+        variant: str = "nine",
+        fly_at: Optional[str] = None,
+        fly_count: Optional[str] = None,
     ) -> None: ...
     @property
     def variant(self) -> str:
@@ -37,7 +41,13 @@ class Position:
 class Database:
     """The native database; ``morris.Database`` wraps it."""
 
-    def __init__(self, path: str, variant: str = "nine", fly_at: Optional[str] = None) -> None: ...
+    def __init__(
+        self,
+        path: str,
+        variant: str = "nine",
+        fly_at: Optional[str] = None,
+        fly_count: Optional[str] = None,
+    ) -> None: ...
     @property
     def variant(self) -> str: ...
     @property

@@ -15,7 +15,7 @@ use morris::query::{after, parse_move, Exactness, Query, QueryError};
 use morris::rules::legal_moves;
 use morris::sectors::{extended_placement_sectors, moving_sectors, placement_sectors};
 use morris::value::Value;
-use morris::variant::{Flying, Variant};
+use morris::variant::{FlyCount, Flying, Variant, VariantError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -59,19 +59,22 @@ fn position_error(e: PositionError) -> PyErr {
 }
 
 /// The variant named `name` with the flying rule `fly_at` (a number of
-/// stones or "never"), as `--variant` and `--fly-at` give it.
-fn variant(name: &str, fly_at: Option<&str>) -> PyResult<Variant> {
-    let v = Variant::named(name).map_err(|e| PyValueError::new_err(message(&e)))?;
-    match fly_at {
-        None => Ok(v),
-        Some(text) => {
-            let flying: Flying =
-                text.parse().map_err(|e: <Flying as std::str::FromStr>::Err| {
-                    PyValueError::new_err(format!("fly_at: {e}"))
-                })?;
-            Ok(v.with_flying(flying))
-        }
+/// stones or "never") and the flying count `fly_count` ("board" or "all",
+/// lasker only), as `--variant`, `--fly-at` and `--fly-count` give them.
+fn variant(name: &str, fly_at: Option<&str>, fly_count: Option<&str>) -> PyResult<Variant> {
+    let mut v = Variant::named(name).map_err(|e| PyValueError::new_err(message(&e)))?;
+    if let Some(text) = fly_at {
+        let flying: Flying = text.parse().map_err(|e: <Flying as std::str::FromStr>::Err| {
+            PyValueError::new_err(format!("fly_at: {e}"))
+        })?;
+        v = v.with_flying(flying);
     }
+    if let Some(text) = fly_count {
+        let refused = |e: VariantError| PyValueError::new_err(format!("fly_count: {e}"));
+        let count: FlyCount = text.parse().map_err(refused)?;
+        v = v.with_fly_count(count).map_err(refused)?;
+    }
+    Ok(v)
 }
 
 /// `(value, plies, exact)`: plies `None` for a draw or a distance the
@@ -104,9 +107,14 @@ struct Database {
 #[pymethods]
 impl Database {
     #[new]
-    #[pyo3(signature = (path, variant="nine", fly_at=None))]
-    fn new(path: std::path::PathBuf, variant: &str, fly_at: Option<&str>) -> PyResult<Self> {
-        let v = self::variant(variant, fly_at)?;
+    #[pyo3(signature = (path, variant="nine", fly_at=None, fly_count=None))]
+    fn new(
+        path: std::path::PathBuf,
+        variant: &str,
+        fly_at: Option<&str>,
+        fly_count: Option<&str>,
+    ) -> PyResult<Self> {
+        let v = self::variant(variant, fly_at, fly_count)?;
         if !path.is_dir() {
             return Err(DatabaseError::new_err(format!(
                 "{}: no such database directory",
@@ -264,9 +272,14 @@ struct Position {
 #[pymethods]
 impl Position {
     #[new]
-    #[pyo3(signature = (text="start", variant="nine", fly_at=None))]
-    fn new(text: &str, variant: &str, fly_at: Option<&str>) -> PyResult<Self> {
-        let v = self::variant(variant, fly_at)?;
+    #[pyo3(signature = (text="start", variant="nine", fly_at=None, fly_count=None))]
+    fn new(
+        text: &str,
+        variant: &str,
+        fly_at: Option<&str>,
+        fly_count: Option<&str>,
+    ) -> PyResult<Self> {
+        let v = self::variant(variant, fly_at, fly_count)?;
         let position = if text.trim() == "start" {
             Pos::start(&v)
         } else {

@@ -228,6 +228,30 @@ def test_positions(six):
     assert len(morris.Position().legal_moves()) == 24
 
 
+def test_lasker_flies_by_the_stones_left_in_all_unless_told_the_board(tmp_path):
+    # Two stones on the board and one in hand: three left in all.
+    text = "WW.B..../B......./B....... w 1 1"
+    published = morris.Position(text, variant="lasker").legal_moves()
+    board = morris.Position(text, variant="lasker", fly_count="board").legal_moves()
+    assert "a7-e3" in published and "a7-e3" not in board
+    assert "d7-g7" in board
+    with pytest.raises(ValueError, match="fly_count: .*lasker only"):
+        morris.Position("start", variant="nine", fly_count="all")
+    with pytest.raises(ValueError, match="fly_count: invalid flying count 'hand'"):
+        morris.Database(tmp_path, variant="lasker", fly_count="hand")
+    # Tables solved under the board's reading are refused under the
+    # published one, with the option that reads them named.
+    done = run(
+        "--variant", "lasker", "--fly-count", "board", "--db", str(tmp_path),
+        "solve", "--max-stones", "7", "--threads", "2",
+    )
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(morris.DatabaseError, match="solved with --fly-count board"):
+        morris.Database(tmp_path, variant="lasker").value(text)
+    value = morris.Database(tmp_path, variant="lasker", fly_count="board").value(text)
+    assert value.kind == "win"
+
+
 def test_stats_list_every_table(six, six_dir):
     rows = six.stats()
     assert len(rows) == len(list(six_dir.glob("six-*.mtb")))

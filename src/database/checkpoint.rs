@@ -79,8 +79,10 @@ impl Header {
         }
         if self.rules != expected.rules {
             return Some(format!(
-                "solved under other rules ({}, not {})",
-                self.rules, expected.rules
+                "solved under other rules ({}, not {}){}",
+                self.rules,
+                expected.rules,
+                crate::variant::rules_hint(&self.rules, &expected.rules)
             ));
         }
         if self.sectors != expected.sectors

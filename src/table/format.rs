@@ -98,7 +98,7 @@ pub enum TableError {
         supported: u32,
     },
     /// A table solved under other rules.
-    #[error("{}: table was solved under other rules: it says {found:?}, expected {expected:?}", path.display())]
+    #[error("{}: table was solved under other rules: it says {found:?}, expected {expected:?}{}", path.display(), crate::variant::rules_hint(found, expected))]
     WrongRules {
         /// The file.
         path: PathBuf,

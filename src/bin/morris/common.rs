@@ -11,7 +11,7 @@ use morris::position::Position;
 use morris::rules::Status;
 use morris::sectors::{extended_placement_sectors, moving_sectors, placement_sectors};
 use morris::solve::moving_pairs;
-use morris::variant::{Flying, Variant};
+use morris::variant::{FlyCount, Flying, Variant};
 use morris::verify::Tier;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -31,21 +31,43 @@ pub struct Global {
     #[arg(long, global = true, value_name = "N|never")]
     pub fly_at: Option<String>,
 
+    /// Which stones count towards --fly-at in lasker, where a side with
+    /// stones in hand may move: `all` (on the board and in hand, the
+    /// published game and the default) or `board` (on the board, and
+    /// never with stones in hand).
+    #[arg(long, global = true, value_name = "board|all")]
+    pub fly_count: Option<String>,
+
     /// The database directory.
     #[arg(long, global = true, env = "MORRIS_DB", default_value = "data/db")]
     pub db: PathBuf,
 }
 
+/// The rule options of the command line: `--fly-at` and `--fly-count`.
+#[derive(Clone, Copy, Default)]
+pub struct RuleOptions<'a> {
+    /// The `--fly-at` argument, if given.
+    pub fly_at: Option<&'a str>,
+    /// The `--fly-count` argument, if given.
+    pub fly_count: Option<&'a str>,
+}
+
 impl Global {
-    /// The variant named by `--variant`, with `--fly-at` applied.
+    /// The rule options given.
+    pub fn rules(&self) -> RuleOptions<'_> {
+        RuleOptions { fly_at: self.fly_at.as_deref(), fly_count: self.fly_count.as_deref() }
+    }
+
+    /// The variant named by `--variant`, with `--fly-at` and `--fly-count`
+    /// applied.
     pub fn variant(&self) -> Result<Variant> {
-        variant(&self.variant, self.fly_at.as_deref())
+        variant(&self.variant, self.rules())
     }
 
     /// The database in `--db` of the variant named by `--variant`, with
-    /// `--fly-at` applied.
+    /// `--fly-at` and `--fly-count` applied.
     pub fn database(&self) -> Result<Database> {
-        database(&self.db, &self.variant, self.fly_at.as_deref())
+        database(&self.db, &self.variant, self.rules())
     }
 }
 
@@ -54,27 +76,37 @@ pub fn parse_fly_at(text: &str) -> Result<Flying> {
     text.parse().context("--fly-at")
 }
 
-/// The variant called `name`, with the flying rule of `fly_at` (a
-/// `--fly-at` argument) when there is one.
-pub fn variant(name: &str, fly_at: Option<&str>) -> Result<Variant> {
-    let variant = Variant::named(name)?;
-    match fly_at {
-        None => Ok(variant),
-        Some(text) => Ok(variant.with_flying(parse_fly_at(text)?)),
+/// The variant called `name` with the rule options given; a
+/// `--fly-count` is refused where it changes nothing (every variant but
+/// lasker).
+pub fn variant(name: &str, rules: RuleOptions) -> Result<Variant> {
+    let mut variant = Variant::named(name)?;
+    if let Some(text) = rules.fly_at {
+        variant = variant.with_flying(parse_fly_at(text)?);
     }
+    if let Some(text) = rules.fly_count {
+        let count: FlyCount = text.parse().context("--fly-count")?;
+        variant = variant.with_fly_count(count).context("--fly-count")?;
+    }
+    Ok(variant)
 }
 
-/// The database in `dir` of the variant called `name`, with the flying
-/// rule of `fly_at`: how every command opens `--db`.
-pub fn database(dir: &Path, name: &str, fly_at: Option<&str>) -> Result<Database> {
-    Ok(Database::new(dir, variant(name, fly_at)?))
+/// The database in `dir` of the variant called `name`, with the rule
+/// options given: how every command opens `--db`.
+pub fn database(dir: &Path, name: &str, rules: RuleOptions) -> Result<Database> {
+    Ok(Database::new(dir, variant(name, rules)?))
 }
 
-/// A short description of the rules in force, e.g. `nine (flying at 3 stones)`.
+/// A short description of the rules in force, e.g. `nine (flying at 3
+/// stones)`; where a side with stones in hand may move, which stones count.
 pub fn describe(variant: &Variant) -> String {
     let flying = match variant.flying() {
         Flying::Never => "no flying".to_string(),
-        Flying::AtMost(n) => format!("flying at {n} stones"),
+        Flying::AtMost(n) if !variant.move_while_placing() => format!("flying at {n} stones"),
+        Flying::AtMost(n) => match variant.fly_count() {
+            FlyCount::All => format!("flying at {n} stones left, on the board and in hand"),
+            FlyCount::Board => format!("flying at {n} stones on the board and none in hand"),
+        },
     };
     format!("{} ({flying})", variant.name())
 }

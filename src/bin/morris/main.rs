@@ -114,7 +114,7 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Serve(args) => {
             // Serves every variant, but a bad `--variant` is still an error.
             global.variant()?;
-            serve::run(&global.db, global.fly_at.as_deref(), args, &mut out)?
+            serve::run(&global.db, global.rules(), args, &mut out)?
         }
     }
     out.flush()?;

@@ -650,7 +650,8 @@ mod tests {
 
     #[test]
     fn every_known_variant_is_served_and_nothing_else() {
-        let databases = super::super::databases(Path::new("/nonexistent"), None).unwrap();
+        let databases =
+            super::super::databases(Path::new("/nonexistent"), Default::default()).unwrap();
         let site = Site::new(databases, Style::DEFAULT);
         for name in VARIANT_NAMES {
             assert!(site.database(name).is_ok());

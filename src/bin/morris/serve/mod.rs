@@ -16,14 +16,14 @@ mod hosts;
 mod http;
 mod lanes;
 
-use crate::common;
+use crate::common::{self, RuleOptions};
 use anyhow::{Context, Result};
 use conn::Limits;
 use http::Reply;
 use morris::database::Database;
 use morris::search::SearchOptions;
 use morris::tiebreak::Style;
-use morris::variant::VARIANT_NAMES;
+use morris::variant::{Variant, VARIANT_NAMES};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -107,9 +107,9 @@ pub struct Shared {
     searches: &'static lanes::Searches,
 }
 
-/// Serves every known variant from `db_dir`, each under its own rules or,
-/// with `fly_at`, that flying rule; runs until the process is stopped.
-pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Write) -> Result<()> {
+/// Serves every known variant from `db_dir`, each under its own rules or
+/// the rule options given; runs until the process is stopped.
+pub fn run(db_dir: &Path, rules: RuleOptions, args: &Args, out: &mut impl Write) -> Result<()> {
     let seconds = |s: f64, what: &str| {
         Duration::try_from_secs_f64(s)
             .ok()
@@ -125,7 +125,7 @@ pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Writ
         reply: seconds(args.reply_seconds, "--reply-seconds")?,
     };
     let site: &'static api::Site =
-        Box::leak(Box::new(api::Site::new(databases(db_dir, fly_at)?, args.tie_break)));
+        Box::leak(Box::new(api::Site::new(databases(db_dir, rules)?, args.tie_break)));
     let listener = std::net::TcpListener::bind(&args.bind)
         .with_context(|| format!("cannot listen on {}", args.bind))?;
     listener.set_nonblocking(true).context("a non-blocking socket")?;
@@ -172,9 +172,15 @@ pub fn run(db_dir: &Path, fly_at: Option<&str>, args: &Args, out: &mut impl Writ
 }
 
 /// The databases served from `dir`, one per known variant, each under its
-/// own rules or, with `fly_at`, that flying rule.
-fn databases(dir: &Path, fly_at: Option<&str>) -> Result<Vec<Database>> {
-    VARIANT_NAMES.iter().map(|name| common::database(dir, name, fly_at)).collect()
+/// own rules or the rule options given: `--fly-at` for all of them,
+/// `--fly-count` for lasker, the one variant it applies to.
+fn databases(dir: &Path, rules: RuleOptions) -> Result<Vec<Database>> {
+    let of = |name: &str| {
+        let moves_with_hand = Variant::named(name).is_ok_and(|v| v.move_while_placing());
+        let fly_count = rules.fly_count.filter(|_| moves_with_hand);
+        common::database(dir, name, RuleOptions { fly_count, ..rules })
+    };
+    VARIANT_NAMES.iter().map(|name| of(name)).collect()
 }
 
 /// Files kept for other uses than connections: standard streams, tables,
