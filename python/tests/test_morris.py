@@ -249,7 +249,7 @@ def test_lasker_flies_by_the_stones_left_in_all_unless_told_the_board(tmp_path):
     with pytest.raises(morris.DatabaseError, match="solved with --fly-count board"):
         morris.Database(tmp_path, variant="lasker").value(text)
     value = morris.Database(tmp_path, variant="lasker", fly_count="board").value(text)
-    assert value.kind == "win"
+    assert value == morris.Value("win", 11, True)
 
 
 def test_stats_list_every_table(six, six_dir):
