@@ -3,7 +3,7 @@
 # check of every table, and the value of the start position (Gasser, 1996:
 # a draw).
 #
-#   scripts/solve-nine.sh [--moving] [--max-stones N] [DB_DIR] [THREADS]
+#   scripts/solve-nine.sh [--moving] [--max-stones N] [--fly-at N|never] [DB_DIR] [THREADS]
 #
 # --moving solves the moving phase only (28 pairs, 8.9 G states) and gets
 # the start value by the placement search over it; without it the
@@ -11,7 +11,8 @@
 # The per-sector figures go to data/nine/moving.tsv (and placement.tsv),
 # as `morris stats --tsv` prints them. --max-stones N stops at N stones
 # (board and hand, both sides), a quick run of the same steps that writes
-# nothing under data/.
+# nothing under data/. --fly-at never (or a number) solves nine under that
+# flying rule instead; its figures go to data/nine-fly-never/ (and so on).
 #
 # It ends with one summary line per phase (solve and verify, moving and
 # placement): states, wall time, states per second, edges per second,
@@ -27,11 +28,14 @@ cd "$(dirname "$0")/.."
 
 phase=all
 stones=()
+rules=()
+data=data/nine
 while [[ ${1:-} == --* ]]; do
     case $1 in
         --moving) phase=moving; shift ;;
         --max-stones) stones=(--max-stones "${2:?--max-stones needs a number}"); shift 2 ;;
-        *) echo "usage: scripts/solve-nine.sh [--moving] [--max-stones N] [DB_DIR] [THREADS]" >&2; exit 2 ;;
+        --fly-at) rules=(--fly-at "${2:?--fly-at needs a number or never}"); data=data/nine-fly-$2; shift 2 ;;
+        *) echo "usage: scripts/solve-nine.sh [--moving] [--max-stones N] [--fly-at N|never] [DB_DIR] [THREADS]" >&2; exit 2 ;;
     esac
 done
 db=${1:-data/db}
@@ -39,8 +43,8 @@ threads=${2:-$(nproc)}
 
 cargo build --release --quiet
 morris=target/release/morris
-nine() { "$morris" --variant nine --db "$db" "$@"; }
-echo "database: $db, threads: $threads, phase: $phase${stones:+, up to ${stones[1]} stones}, disk free: $(df -h --output=avail "$(dirname "$db")" | tail -1)"
+nine() { "$morris" --variant nine "${rules[@]}" --db "$db" "$@"; }
+echo "database: $db, threads: $threads, phase: $phase${stones:+, up to ${stones[1]} stones}${rules:+, ${rules[*]}}, disk free: $(df -h --output=avail "$(dirname "$db")" | tail -1)"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/solve-nine.XXXXXX")
@@ -55,7 +59,7 @@ step() {
     shift
     local start=$SECONDS
     if [[ -x /usr/bin/time ]]; then
-        /usr/bin/time -f '%e %M' -o "$work/$name.time" "$morris" --variant nine --db "$db" "$@" | tee "$work/$name.out"
+        /usr/bin/time -f '%e %M' -o "$work/$name.time" "$morris" --variant nine "${rules[@]}" --db "$db" "$@" | tee "$work/$name.out"
     else
         nine "$@" | tee "$work/$name.out"
         echo "$((SECONDS - start)) -" > "$work/$name.time"
@@ -124,13 +128,13 @@ if [[ $phase == all ]]; then
 fi
 
 if [[ ${#stones[@]} -eq 0 ]]; then
-    mkdir -p data/nine
+    mkdir -p "$data"
     nine stats --tsv > "$work/stats.tsv"
-    awk -F'\t' 'NR == 1 || split($1, a, "-") == 2' "$work/stats.tsv" > data/nine/moving.tsv
+    awk -F'\t' 'NR == 1 || split($1, a, "-") == 2' "$work/stats.tsv" > "$data/moving.tsv"
     if [[ $phase == all ]]; then
-        awk -F'\t' 'NR == 1 || split($1, a, "-") == 4' "$work/stats.tsv" > data/nine/placement.tsv
+        awk -F'\t' 'NR == 1 || split($1, a, "-") == 4' "$work/stats.tsv" > "$data/placement.tsv"
     fi
-    echo "per-sector figures: data/nine/moving.tsv$([[ $phase == all ]] && echo ", data/nine/placement.tsv")"
+    echo "per-sector figures: $data/moving.tsv$([[ $phase == all ]] && echo ", $data/placement.tsv")"
 fi
 
 # The start position: from its table, or by the search over the moving
@@ -151,7 +155,7 @@ if [[ $phase == all && ${#stones[@]} -eq 0 ]]; then
     done
     kinds() { sed -n 's/.*"move": "\([^"]*\)", "value": "\([a-z]*\)".*/\1 \2/p; s/^  "value": "\([a-z]*\)".*/start \1/p'; }
     nine query start --json | kinds > "$work/tables.txt"
-    "$morris" --variant nine --db "$moving_only" query start --json | kinds > "$work/search.txt"
+    "$morris" --variant nine "${rules[@]}" --db "$moving_only" query start --json | kinds > "$work/search.txt"
     if diff "$work/tables.txt" "$work/search.txt"; then
         echo "the tables and the search agree on the start and its $(($(wc -l < "$work/tables.txt") - 1)) first placements"
     else
@@ -161,7 +165,7 @@ if [[ $phase == all && ${#stones[@]} -eq 0 ]]; then
 fi
 
 echo
-echo "== summary: nine$([[ ${#stones[@]} -gt 0 ]] && echo " up to ${stones[1]} stones"), $threads thread$([[ $threads == 1 ]] || echo s)"
+echo "== summary: nine${rules:+ ${rules[*]}}$([[ ${#stones[@]} -gt 0 ]] && echo " up to ${stones[1]} stones"), $threads thread$([[ $threads == 1 ]] || echo s)"
 printf "%-17s %14s %11s %12s %12s %10s %10s %10s\n" phase states wall states/s edges/s "peak RSS" disk bits/state
 cat "$summary"
 awk '$1 == "solve" { w += $4 } $1 == "verify" { v += $4 } END { printf "whole game: solved in %.0f s (%.1f min), verified in %.0f s (%.1f min)\n", w, w / 60, v, v / 60 }' "$summary"

@@ -5,10 +5,11 @@
 //! placement phase, where a player with stones in hand may slide instead
 //! of placing, `m-o-mh-oh` and `o-m-oh-mh` are such a pair too: a slide
 //! keeps the hands, and placements (one stone fewer in hand) leave the
-//! pair as captures do ([`exit_sectors`]). A side flies only with an empty
-//! hand, and a mill closed while the opponent has no stone on the board
-//! captures nothing, so that move stays quiet. The pair is solved in
-//! three phases:
+//! pair as captures do ([`exit_sectors`]). Whether a side flies follows
+//! its stones on the board and in hand ([`Variant::flies`]: in published
+//! Lasker, three left in all), the same in every state of a sector; a
+//! mill closed while the opponent has no stone on the board captures
+//! nothing, so that move stays quiet. The pair is solved in three phases:
 //!
 //! - `init`: every state counts its moves inside the pair and looks up its
 //!   captures (and placements) in the solved sectors. A capture into a loss makes a
