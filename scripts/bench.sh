@@ -29,6 +29,14 @@
 #                                    a temporary directory that links to DB's other
 #                                    tables; DB is not changed. The sectors'
 #                                    successors must be in DB.
+#   scripts/bench.sh job DB JOB...  any jobs of `morris plan` of an existing database of
+#                                    $VARIANT (default nine): moving pairs (8,7), Lasker's
+#                                    cyclic placement pairs (8-8-2-1, with 8-8-1-2) or
+#                                    placement sectors (8-8-1-0), re-solved one by one
+#                                    with `solve --job` on $THREADS threads (default 2)
+#                                    in a temporary directory that links to DB's other
+#                                    tables, then compared byte for byte with DB's; DB
+#                                    is not changed. A job's exits must be in DB.
 #   scripts/bench.sh probe DB [N]   `morris probe` on 2 threads over the moving phase of
 #                                    nine in DB (all 49 tables): N positions (default
 #                                    1,000,000) that share blocks (the test positions
@@ -48,6 +56,11 @@
 #                                    the page cache before each probe (no root needed);
 #                                    medians and means in microseconds
 #
+# MORRIS=BIN runs that binary instead of building the checkout's (so that
+# an old build and a new one can be paired on the same command, e.g.
+# `MORRIS=/tmp/old scripts/bench.sh job DB 8-8-2-1`); VARIANT=V (default
+# nine) is the game of solve, verify, moving, placement and job.
+#
 # The solver prints, per pair and in total: wall time, states per second,
 # predecessor edges per second (both over the pair's wall time), the levels
 # of its propagation, peak RSS (VmHWM, reset at each pair; mapped table and
@@ -60,10 +73,10 @@ cd "$(dirname "$0")/.."
 
 what=all
 case "${1:-}" in
-    index | solve | query | verify | moving | placement | probe | latency) what=$1; shift ;;
+    index | solve | query | verify | moving | placement | job | probe | latency) what=$1; shift ;;
     "") ;;
     -*) what=index ;; # The index benchmark's own options.
-    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]] | moving DB PAIR... | placement DB SECTOR... | probe DB [N] | latency DIR... [SECTORS]]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [index [ARGS] | solve [N [T]] | query | verify [N [T]] | moving DB PAIR... | placement DB SECTOR... | job DB JOB... | probe DB [N] | latency DIR... [SECTORS]]" >&2; exit 2 ;;
 esac
 
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
@@ -73,6 +86,19 @@ echo "load:    $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) (fig
 echo
 
 target="${CARGO_TARGET_DIR:-target}"
+variant=${VARIANT:-nine}
+echo "variant: $variant; binary: ${MORRIS:-a release build of the checkout}"
+
+# The binary to time: $MORRIS, or the checkout's release build, built now.
+morris_bin() {
+    if [ -n "${MORRIS:-}" ]; then
+        [ -x "$MORRIS" ] || { echo "MORRIS=$MORRIS is not an executable" >&2; exit 2; }
+        realpath "$MORRIS"
+    else
+        cargo build --release --quiet --bin morris >&2
+        echo "$target/release/morris"
+    fi
+}
 
 index() {
     echo "== index: one thread, random positions of nine's largest sectors"
@@ -82,12 +108,12 @@ index() {
 
 solve() {
     local stones=${1:-10} threads=${2:-2}
-    cargo build --release --quiet --bin morris
-    local morris="$target/release/morris"
+    local morris
+    morris=$(morris_bin)
     bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-bench.XXXXXX")
     trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
     local db=$bench_db
-    echo "== solver: nine up to $stones stones, $threads threads, fresh database $db"
+    echo "== solver: $variant up to $stones stones, $threads threads, fresh database $db"
     local phase
     for phase in moving all; do
         # The moving phase, then (`all`) the placement sectors that fit.
@@ -95,13 +121,13 @@ solve() {
             # Not %M: the solver resets the peak at each pair, so the kernel's
             # figure at exit is the last pair's; the total line has the peak.
             /usr/bin/time -f "process: %e s wall, %U s user, %S s system" \
-                "$morris" solve --phase $phase --variant nine --max-stones "$stones" --threads "$threads" --db "$db"
+                "$morris" solve --phase $phase --variant "$variant" --max-stones "$stones" --threads "$threads" --db "$db"
         else
-            "$morris" solve --phase $phase --variant nine --max-stones "$stones" --threads "$threads" --db "$db"
+            "$morris" solve --phase $phase --variant "$variant" --max-stones "$stones" --threads "$threads" --db "$db"
         fi
         echo
     done
-    "$morris" stats --variant nine --db "$db" | tail -3
+    "$morris" stats --variant "$variant" --db "$db" | tail -3
     echo
     echo "== start position by placement search over the moving-phase tables only"
     local variant
@@ -132,14 +158,14 @@ query() {
 # the ratio is the figure to compare across versions and machines.
 verify() {
     local stones=${1:-10} threads=${2:-2}
-    cargo build --release --quiet --bin morris
-    local morris="$target/release/morris"
+    local morris
+    morris=$(morris_bin)
     verify_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-verify.XXXXXX")
     trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
-    echo "== verify against solve: nine up to $stones stones (moving phase and placement), $threads threads, fresh database $verify_db"
+    echo "== verify against solve: $variant up to $stones stones (moving phase and placement), $threads threads, fresh database $verify_db"
     local solve_times="$verify_db/solve.time" verify_times="$verify_db/verify.time"
-    timed "$solve_times" "$morris" solve --variant nine --max-stones "$stones" --threads "$threads" --db "$verify_db" | tail -2
-    timed "$verify_times" "$morris" verify --variant nine --threads "$threads" --db "$verify_db"
+    timed "$solve_times" "$morris" solve --variant "$variant" --max-stones "$stones" --threads "$threads" --db "$verify_db" | tail -2
+    timed "$verify_times" "$morris" verify --variant "$variant" --threads "$threads" --db "$verify_db"
     echo
     echo "solve:   $(cat "$solve_times")"
     echo "verify:  $(cat "$verify_times")"
@@ -154,7 +180,6 @@ verify() {
 # at exit) of links to the tables of database $2 that match the glob $3;
 # $1 names it.
 linked_db() {
-    cargo build --release --quiet --bin morris
     bench_db=$(mktemp -d "${TMPDIR:-/tmp}/morris-$1.XXXXXX")
     trap 'rm -rf "${bench_db:-}" "${verify_db:-}"' EXIT
     local table
@@ -168,24 +193,25 @@ linked_db() {
 moving() {
     local db=${1:?usage: scripts/bench.sh moving DB PAIR...}; shift
     [ $# -gt 0 ] || { echo "usage: scripts/bench.sh moving DB PAIR..." >&2; exit 2; }
-    local morris="$target/release/morris" pair max=0
-    linked_db moving "$db" 'nine-?-?.mtb'
+    local morris pair max=0
+    morris=$(morris_bin)
+    linked_db moving "$db" "$variant-*.mtb"
     for pair in "$@"; do
-        [[ $pair =~ ^([0-9]),([0-9])$ ]] || { echo "'$pair' is not a pair: expected M,O such as 8,7" >&2; exit 2; }
+        [[ $pair =~ ^([0-9]+),([0-9]+)$ ]] || { echo "'$pair' is not a pair: expected M,O such as 8,7" >&2; exit 2; }
         local m=${BASH_REMATCH[1]} o=${BASH_REMATCH[2]}
-        [ -e "$bench_db/nine-$m-$o.mtb" ] || { echo "no table of sector $m-$o in $db" >&2; exit 2; }
-        rm -f "$bench_db/nine-$m-$o.mtb" "$bench_db/nine-$o-$m.mtb"
+        [ -e "$bench_db/$variant-$m-$o.mtb" ] || { echo "no table of sector $m-$o in $db" >&2; exit 2; }
+        rm -f "$bench_db/$variant-$m-$o.mtb" "$bench_db/$variant-$o-$m.mtb"
         [ $((m + o)) -gt "$max" ] && max=$((m + o))
     done
-    echo "== moving-phase solver: nine's pairs $*, 2 threads, over $db"
-    timed "$bench_db/solve.time" "$morris" solve --phase moving --variant nine --max-stones "$max" --threads 2 --db "$bench_db"
+    echo "== moving-phase solver: $variant's pairs $*, 2 threads, over $db"
+    timed "$bench_db/solve.time" "$morris" solve --phase moving --variant "$variant" --max-stones "$max" --threads 2 --db "$bench_db"
     echo "process: $(cat "$bench_db/solve.time")"
     # The tables must not depend on the build that wrote them.
     local differ=0
     for pair in "$@"; do
         local m=${pair%,*} o=${pair#*,} sector
         for sector in "$m-$o" "$o-$m"; do
-            if cmp -s "$bench_db/nine-$sector.mtb" "$db/nine-$sector.mtb"; then
+            if cmp -s "$bench_db/$variant-$sector.mtb" "$db/$variant-$sector.mtb"; then
                 echo "$sector: the same bytes as in $db"
             else
                 echo "$sector: differs from $db" >&2
@@ -201,30 +227,82 @@ moving() {
 placement() {
     local db=${1:?usage: scripts/bench.sh placement DB SECTOR...}; shift
     [ $# -gt 0 ] || { echo "usage: scripts/bench.sh placement DB SECTOR..." >&2; exit 2; }
-    local morris="$target/release/morris" table
-    linked_db placement "$db" 'nine-*.mtb'
+    local morris table
+    morris=$(morris_bin)
+    linked_db placement "$db" "$variant-*.mtb"
     # Board and hand, both sides: a sector's stones.
     stones_of() { echo "$1" | tr '-' '+' | bc; }
     local sector max=0 sectors=()
     for sector in "$@"; do
         if [[ $sector =~ ^[0-9]+$ ]]; then
-            for table in "$bench_db"/nine-*-*-*-*.mtb; do
+            for table in "$bench_db"/"$variant"-*-*-*-*.mtb; do
                 table=$(basename "$table" .mtb)
-                [ "$(stones_of "${table#nine-}")" -le "$sector" ] && sectors+=("${table#nine-}")
+                [ "$(stones_of "${table#"$variant"-}")" -le "$sector" ] && sectors+=("${table#"$variant"-}")
             done
         else
             sectors+=("$sector")
         fi
     done
     for sector in "${sectors[@]}"; do
-        [ -e "$bench_db/nine-$sector.mtb" ] || { echo "no table of placement sector $sector in $db" >&2; exit 2; }
-        rm "$bench_db/nine-$sector.mtb"
+        [ -e "$bench_db/$variant-$sector.mtb" ] || { echo "no table of placement sector $sector in $db" >&2; exit 2; }
+        rm "$bench_db/$variant-$sector.mtb"
         local stones=$(stones_of "$sector")
         [ "$stones" -gt "$max" ] && max=$stones
     done
-    echo "== placement solver: nine's sectors $* (${#sectors[@]} sectors), 2 threads, over $db"
-    timed "$bench_db/solve.time" "$morris" solve --variant nine --max-stones "$max" --threads 2 --db "$bench_db"
+    echo "== placement solver: $variant's sectors $* (${#sectors[@]} sectors), 2 threads, over $db"
+    timed "$bench_db/solve.time" "$morris" solve --variant "$variant" --max-stones "$max" --threads 2 --db "$bench_db"
     echo "process: $(cat "$bench_db/solve.time")"
+}
+
+# Re-solves jobs of `morris plan` (pairs or placement sectors) of an
+# existing database, one `solve --job` each, in a temporary directory
+# whose other tables are links to the database's; the tables written must
+# be the database's, byte for byte.
+job() {
+    local db=${1:?usage: scripts/bench.sh job DB JOB...}; shift
+    [ $# -gt 0 ] || { echo "usage: scripts/bench.sh job DB JOB..." >&2; exit 2; }
+    local morris threads=${THREADS:-2} j sector
+    morris=$(morris_bin)
+    linked_db job "$db" "$variant-*.mtb"
+    # The sectors a job writes: a pair's two (one when it is its own
+    # partner), or a placement sector of a game without moves in hand.
+    sectors_of() {
+        local parts
+        IFS='-,' read -r -a parts <<< "$1"
+        case ${#parts[@]} in
+            2) echo "${parts[0]}-${parts[1]} ${parts[1]}-${parts[0]}" ;;
+            4) if [ -e "$db/$variant-${parts[1]}-${parts[0]}-${parts[3]}-${parts[2]}.mtb" ] && [ "$variant" = lasker ]; then
+                   echo "$1 ${parts[1]}-${parts[0]}-${parts[3]}-${parts[2]}"
+               else
+                   echo "$1"
+               fi ;;
+            *) echo "'$1' is not a job: expected a pair (8,7 or 8-7) or a placement pair or sector (8-8-2-1)" >&2; exit 2 ;;
+        esac
+    }
+    local written=()
+    for j in "$@"; do
+        for sector in $(sectors_of "$j"); do
+            [ -e "$db/$variant-$sector.mtb" ] || { echo "no table of sector $sector in $db" >&2; exit 2; }
+            rm -f "$bench_db/$variant-$sector.mtb"
+            written+=("$sector")
+        done
+    done
+    echo "== solver, jobs of $variant: $*, $threads threads, over $db"
+    for j in "$@"; do
+        timed "$bench_db/solve.time" "$morris" solve --variant "$variant" --job "${j//,/-}" --threads "$threads" --db "$bench_db" \
+            | grep -E '^(pair|sector) 1/1 '
+        echo "process: $(cat "$bench_db/solve.time")"
+    done
+    local differ=0
+    for sector in "${written[@]}"; do
+        if cmp -s "$bench_db/$variant-$sector.mtb" "$db/$variant-$sector.mtb"; then
+            echo "$sector: the same bytes as in $db"
+        else
+            echo "$sector: differs from $db" >&2
+            differ=1
+        fi
+    done
+    return $differ
 }
 
 # `morris probe` in bulk over nine's moving phase in an existing database.
@@ -282,6 +360,7 @@ case $what in
     verify) verify "$@" ;;
     moving) moving "$@" ;;
     placement) placement "$@" ;;
+    job) job "$@" ;;
     probe) probe "$@" ;;
     latency) latency "$@" ;;
     all)

@@ -7,7 +7,10 @@
 # every core, then solves again, alone and at each thread count: the pair
 # {7,5} (267.8 M states), the placement sector 6-5-1-0 (72.1 M, after the
 # placement phase up to 12 stones), the self-partnered pair {6,6}
-# (156.2 M), and checks the 42 sectors of 12 stones (1.15 G states).
+# (156.2 M), and checks the 42 sectors of 12 stones (1.15 G states);
+# then solves Lasker up to 11 stones with every core and, at each thread
+# count, its cyclic placement pair 5-5-1-0 with 5-5-0-1 (123.7 M states:
+# a side with stones in hand may slide, so it is solved as a moving pair).
 # Prints one line per run (its wall time, and the solver's own line);
 # the whole output also goes to $OUT/all.log.
 #
@@ -75,5 +78,13 @@ for t in "${THREADS[@]}"; do
   [ "$(left)" -gt 40 ] || break
   run "verify 12 x$t" "${M[@]}" verify --min-stones 12 --max-stones 12 --threads "$t"
   grep -h 'states checked' "$OUT/step.log"
+done
+L=("$MORRIS" --variant lasker --db "$DB")
+[ "$(left)" -gt 60 ] && run lasker-11 "${L[@]}" solve --max-stones 11
+for t in "${THREADS[@]}"; do
+  [ "$(left)" -gt 30 ] || break
+  rm -f "$DB/lasker-5-5-1-0.mtb" "$DB/lasker-5-5-0-1.mtb"
+  run "lasker 5-5-1-0 x$t" "${L[@]}" solve --job 5-5-1-0 --threads "$t"
+  grep -h '^pair 1/1' "$OUT/step.log"
 done
 rm -rf "$DB"
