@@ -31,13 +31,13 @@ use crate::solve::moving::chunk_count;
 use crate::solve::plan::Job;
 use crate::solve::{moving_pairs, MovingPair, ResumePoint, SolveError};
 use crate::stats::Counts;
+use crate::table::Tier;
 use crate::table::{
     max_table_bytes, upgrade_wdl, write_table, write_wdl, Compression, DerivedStub, Table,
     TableError, TableInfo, WdlTable,
 };
 use crate::value::{Cell, Outcome, Value};
 use crate::variant::Variant;
-use crate::verify::Tier;
 pub use compact::Compacted;
 pub use derived::{plan_derived, DerivedOne};
 use leaf_cache::{Expected, LeafScores, Source};

@@ -54,6 +54,7 @@ pub use variant::{Bits, Board, FlyCount, Flying, Point, Variant};
 pub mod arena;
 pub mod database;
 pub mod driver;
+pub mod forward;
 pub mod game;
 pub mod huge;
 pub mod probe;

@@ -29,22 +29,23 @@
 //! Reading a derived sector whole (the forward check, the solver's reads
 //! of a capture's target, the search's leaf scores) recomputes its cells
 //! from its successors' by the forward check's walks
-//! ([`crate::verify::derive_cells`]): about what checking it costs.
+//! ([`crate::forward::derive_cells`]): about what checking it costs.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{huge_cells, Database, DbError, SectorTable, Stored};
+use crate::forward::{derive_cells, successors_of};
 use crate::huge::HugeCells;
 use crate::index::Sector;
 use crate::position::State;
 use crate::rules::{for_each_move, play};
 use crate::stats::Counts;
+use crate::table::Tier;
 use crate::table::{write_derived_stub, DerivedStub, TableError};
 use crate::value::{Outcome, Value};
 use crate::variant::Variant;
-use crate::verify::{derive_cells, successors_of, Tier};
 
 /// What [`Database::derive_sector`] did with one sector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -319,7 +320,7 @@ impl Database {
 }
 
 /// The value of a state with no legal move, as the forward check has it
-/// ([`crate::verify::value_from_successors`]): a full board at the end of
+/// ([`crate::forward::value_from_successors`]): a full board at the end of
 /// placement is drawn where the variant says so, anything else lost.
 fn no_move_value(v: &Variant, state: &State) -> Value {
     let full = state.mover | state.opponent == v.board().all();

@@ -384,3 +384,46 @@ pub(super) fn record_ends(table: &[u8]) -> Result<Vec<usize>, String> {
     }
     Ok(ends)
 }
+
+/// Which tier of tables a check reads: the full tier (values with their
+/// distances), or the win/draw/loss tier (`morris export --wdl`), whose
+/// outcomes are read as cells of their kind at its shortest distance (a
+/// loss at 0, a win at 1) and compared by kind: a state's recomputed
+/// outcome is a win when a successor is lost, else a draw when one is
+/// drawn, else a loss, as with distances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Tier {
+    /// `<variant>-<sector>.mtb`: value and distance.
+    #[default]
+    Full,
+    /// `<variant>-<sector>.wdl`: the outcome only.
+    Wdl,
+}
+
+impl Tier {
+    /// A recomputed cell as this tier stores it: itself in the full tier,
+    /// its outcome's cell in the win/draw/loss tier.
+    #[inline(always)]
+    pub(crate) fn stored_as(self, cell: u32) -> u32 {
+        match self {
+            Tier::Full => cell,
+            Tier::Wdl if cell == 0 => 0,
+            // Odd cells are losses (even depths), even ones wins.
+            Tier::Wdl => 2 - (cell & 1),
+        }
+    }
+
+    /// Whether the header's `counts` are those the check `found`: every
+    /// count in the full tier, the states, wins, draws and losses in the
+    /// win/draw/loss tier, which keeps the full table's header but not its
+    /// distances.
+    pub fn counts_agree(self, found: &Counts, header: &Counts) -> bool {
+        match self {
+            Tier::Full => found == header,
+            Tier::Wdl => {
+                (found.states, found.wins, found.draws, found.losses)
+                    == (header.states, header.wins, header.draws, header.losses)
+            }
+        }
+    }
+}
