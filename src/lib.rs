@@ -53,7 +53,10 @@ pub use value::{Cell, Value};
 pub use variant::{Bits, Board, FlyCount, Flying, Point, Variant};
 pub mod arena;
 pub mod database;
-pub mod driver;
+/// The solve driver, which lives with the database whose `solve_*`
+/// methods it makes ([`database::driver`]); here too, where its users
+/// have always found it.
+pub use database::driver;
 pub mod forward;
 pub mod game;
 pub mod huge;
