@@ -1,0 +1,516 @@
+//! `init`: every state of a pair works out its first cell. It counts its
+//! moves inside the pair and looks up its exits (captures, and in
+//! Lasker's placement phase every placement) in the sectors solved before;
+//! a capture into a loss makes a (tentative) win, a state with no move is
+//! lost. A side with stones in hand is walked by its opponent's stones,
+//! so that its exits' frames are made once per opponent set.
+
+use super::*;
+
+/// The most stones a side has on the board in any variant.
+pub(super) const MAX_STONES: usize = 12;
+
+/// The sectors a state's exits lead to, framed by the exits' movers: for
+/// a capture or a placement the next mover is this state's opponent set
+/// (less the captured stone), so one set of frames serves every state
+/// around one opponent set, and each exit is ranked with one symmetry
+/// image and a compact rank.
+pub(super) struct ExitFrames<'a> {
+    /// Per stone the mover may capture, in point order: the capture
+    /// sector's frame.
+    pub(super) captures: [Option<MoverFrame<'a>>; MAX_STONES],
+    /// The frame of a placement that captures nothing.
+    pub(super) placement_quiet: Option<MoverFrame<'a>>,
+    /// Per stone the mover may capture: the frame of a placement that
+    /// captures it.
+    pub(super) placement_captures: [Option<MoverFrame<'a>>; MAX_STONES],
+}
+
+impl<'a> Side<'a> {
+    /// The exits' frames of the states whose opponent holds `opponent`,
+    /// of which the stones `removable` may be captured.
+    pub(super) fn exit_frames(&self, removable: Bits, opponent: Bits) -> ExitFrames<'a> {
+        let mut frames = ExitFrames {
+            captures: [None; MAX_STONES],
+            placement_quiet: None,
+            placement_captures: [None; MAX_STONES],
+        };
+        for (i, r) in points(removable).enumerate() {
+            let rest = opponent ^ 1 << r;
+            if let Some((index, _)) = &self.captures {
+                frames.captures[i] = Some(index.frame(rest));
+            }
+            if let Some(Placements { captures: Some((index, _)), .. }) = &self.placements {
+                frames.placement_captures[i] = Some(index.frame(rest));
+            }
+        }
+        if let Some(placements) = &self.placements {
+            frames.placement_quiet = Some(placements.quiet.0.frame(opponent));
+        }
+        frames
+    }
+}
+
+/// How the capture successors of a state are ranked.
+pub(super) enum CaptureRanks<'f> {
+    /// From the images of the state's own sets, made on its first capture:
+    /// in slot order every state has another opponent set.
+    Images {
+        point_images: &'f PointImages,
+        mover: Bits,
+        opponent: Bits,
+        images: Option<(Images, Images)>,
+    },
+    /// From the frames shared by the states around one opponent set.
+    Frames(&'f ExitFrames<'f>),
+}
+
+impl CaptureRanks<'_> {
+    /// Gathers into `out` the successors of the mill-closing move from
+    /// `from` to `to`, after which the mover holds `own`: one per stone of
+    /// `removable`, ranked in the capture sector (`index`, `cells`).
+    #[inline]
+    pub(super) fn add(
+        &mut self,
+        index: &SectorIndex,
+        cells: &[u16],
+        (from, to): (u8, u8),
+        own: Bits,
+        removable: Bits,
+        out: &mut impl Gather,
+    ) {
+        match self {
+            CaptureRanks::Frames(frames) => {
+                for frame in frames.captures.iter().flatten() {
+                    out.add(frame.rank(own), cells);
+                }
+            }
+            CaptureRanks::Images { point_images, mover, opponent, images } => {
+                let (mover_images, opponent_images) = images
+                    .get_or_insert_with(|| (point_images.set(*mover), point_images.set(*opponent)));
+                let own_images =
+                    mover_images.toggle(point_images.point(from)).toggle(point_images.point(to));
+                for r in points(removable) {
+                    out.add(
+                        index.rank_images(
+                            &opponent_images.toggle(point_images.point(r)),
+                            &own_images,
+                        ),
+                        cells,
+                    );
+                }
+            }
+        }
+    }
+}
+
+impl Pair<'_> {
+    /// Works out every state's first cell. A moving-phase side is walked
+    /// in slot order. A side with stones in hand (Lasker's placement
+    /// phase) is walked by its opponent's stones instead: each of its
+    /// states looks up every placement (a dozen or more), and every
+    /// placement and capture from a state (mover `M`, opponent `O`) leads
+    /// to a state whose mover is `O` or `O` less a stone. Taking `O`
+    /// canonical and then every mover set around it, those successors lie
+    /// in one class of each successor sector, which stays in cache, and
+    /// only each state's own cell is written at a scattered slot. (In the
+    /// moving phase, with a few captures a state, the scattered own cells
+    /// cost more than the walk saves: measured 15 % slower on nine's
+    /// {7,6}.)
+    pub(super) fn init(&self, progress: &dyn Progress) {
+        for side in &self.sides {
+            if side.placements.is_some() {
+                self.init_by_opponents(side, progress);
+                continue;
+            }
+            (0..side.chunks()).into_par_iter().for_each(|c| {
+                // The caller throws the cells away when it cancels.
+                if progress.cancelled() {
+                    return;
+                }
+                let range = side.chunk(c);
+                for slot in range.clone() {
+                    side.cells[slot as usize].store(0, Relaxed);
+                }
+                let mut batch = InitBatch::default();
+                side.index.for_each_in(range.clone(), |slot, mover, opponent| {
+                    let mut ranks = CaptureRanks::Images {
+                        point_images: self.images,
+                        mover,
+                        opponent,
+                        images: None,
+                    };
+                    let start = batch.captures.slots.len();
+                    match self.open_state(side, &mut ranks, mover, opponent, &mut batch.captures) {
+                        Opening::Decided(cell) => {
+                            batch.captures.slots.truncate(start);
+                            self.store_init(side, slot, cell);
+                        }
+                        Opening::Moves { quiet, any_move } => {
+                            let orbit = side.index.orbit_size(slot, opponent);
+                            let full = mover | opponent == self.v.board().all();
+                            let end = batch.captures.slots.len();
+                            let moves = Counted { quiet, any_move, orbit, full };
+                            batch.states.push(Batched { slot, end, moves });
+                            if batch.states.len() == BATCH_STATES || end >= BATCH_CAPTURES {
+                                self.flush_init(side, &mut batch);
+                            }
+                        }
+                    }
+                });
+                self.flush_init(side, &mut batch);
+                progress.advance(range.end - range.start);
+            });
+        }
+    }
+
+    /// `init` of one side walked by its opponent's stones (see [`Pair::init`]).
+    pub(super) fn init_by_opponents(&self, side: &Side, progress: &dyn Progress) {
+        // Non-canonical slots are never visited: they start as draws.
+        (0..side.chunks()).into_par_iter().for_each(|c| {
+            for slot in side.chunk(c) {
+                side.cells[slot as usize].store(0, Relaxed);
+            }
+        });
+        let (opponents, stabilisers) = self.ix.set_classes(side.sector.opponent as u32);
+        let (classes, slots) = (opponents.len() as u64, side.index.slots());
+        (0..opponents.len()).into_par_iter().for_each(|class| {
+            // The caller throws the cells away when it cancels.
+            if progress.cancelled() {
+                return;
+            }
+            self.init_around(side, opponents[class], stabilisers[class]);
+            let c = class as u64;
+            progress.advance(slots * (c + 1) / classes - slots * c / classes);
+        });
+    }
+
+    /// Initialises every state of `side` whose opponent holds the
+    /// canonical set `opponent`, fixed by the symmetries in `stabiliser`.
+    pub(super) fn init_around(&self, side: &Side, opponent: Bits, stabiliser: u32) {
+        let board = self.v.board();
+        let syms = self.ix.symmetries();
+        let free = board.all() & !opponent;
+        let group = syms.len() as u32;
+        let opponent_images = self.images.set(opponent);
+        let frames = side.exit_frames(board.removable(opponent), opponent);
+        for_each_subset(free.count_ones(), side.sector.mover as u32, |_, compact| {
+            let mover = deposit_bits(compact, free);
+            // Around a symmetric opponent, positions that a symmetry fixing
+            // it maps onto each other are one state: take the smallest.
+            let mut orbit = group;
+            if stabiliser != 1 {
+                if points(stabiliser & !1).any(|s| syms.apply(s as usize, mover) < mover) {
+                    return;
+                }
+                let fixing = points(stabiliser).filter(|&s| syms.apply(s as usize, mover) == mover);
+                orbit /= fixing.count() as u32;
+            }
+            // The state's own cell is the walk's one scattered access:
+            // fetch it while the value is worked out.
+            let slot = side.index.rank_images(&self.images.set(mover), &opponent_images);
+            prefetch(&side.cells[slot as usize]);
+            let cell =
+                self.init_state(side, &mut CaptureRanks::Frames(&frames), mover, opponent, orbit);
+            side.cells[slot as usize].store(cell, Relaxed);
+            if cell != 0 && cell & PENDING == 0 {
+                side.note(slot, cell);
+            }
+        });
+    }
+
+    /// The initial working cell of one state, whose position has `orbit`
+    /// images under the symmetries; `ranks` ranks its captures.
+    pub(super) fn init_state(
+        &self,
+        side: &Side,
+        ranks: &mut CaptureRanks,
+        mover: Bits,
+        opponent: Bits,
+        orbit: u32,
+    ) -> u16 {
+        let mut captures = Captures::default();
+        let (quiet, mut any_move) =
+            match self.open_state(side, ranks, mover, opponent, &mut captures) {
+                Opening::Decided(cell) => return cell,
+                Opening::Moves { quiet, any_move } => (quiet, any_move),
+            };
+        if let Some((_, cells)) = &side.captures {
+            captures.look_up(cells);
+        }
+        if let Some(placements) = &side.placements {
+            // A stone in hand always finds an empty point.
+            any_move = true;
+            let framed;
+            let frames = match ranks {
+                CaptureRanks::Frames(frames) => *frames,
+                CaptureRanks::Images { .. } => {
+                    framed = side.exit_frames(self.v.board().removable(opponent), opponent);
+                    &framed
+                }
+            };
+            if !self.placement_exits(placements, frames, mover, opponent, &mut captures) {
+                return self.decided(1);
+            }
+        }
+        let full = mover | opponent == self.v.board().all();
+        self.close_state(Counted { quiet, any_move, orbit, full }, &captures.exits)
+    }
+
+    /// A state's moves: its quiet moves counted, its captures ranked into
+    /// `out` (whose reads are left to the caller), or its cell when a
+    /// move decides it at once (a capture that leaves the opponent too
+    /// few stones; what it gathered before is then of no use).
+    #[inline]
+    pub(super) fn open_state(
+        &self,
+        side: &Side,
+        ranks: &mut CaptureRanks,
+        mover: Bits,
+        opponent: Bits,
+        out: &mut impl Gather,
+    ) -> Opening {
+        let board = self.v.board();
+        let empty = board.all() & !(mover | opponent);
+        let flies = self.v.flies(side.sector.mover as u32, side.sector.mover_hand as u32);
+        // Empty only when the opponent has no stone on the board: then a
+        // mill captures nothing and its move is quiet.
+        let removable = board.removable(opponent);
+        let mut quiet = 0u32;
+        let mut any_move = false;
+        for from in points(mover) {
+            let targets = if flies { empty } else { empty & board.adjacent(from) };
+            for to in points(targets) {
+                any_move = true;
+                let own = mover ^ (1 << from) ^ (1 << to);
+                if !board.closes_mill(own, to) || removable == 0 {
+                    quiet += 1;
+                    continue;
+                }
+                let Some((index, cells)) = &side.captures else {
+                    return Opening::Decided(self.decided(1));
+                };
+                ranks.add(index, cells, (from, to), own, removable, out);
+            }
+        }
+        Opening::Moves { quiet, any_move }
+    }
+
+    /// The initial working cell of a state whose moves `state` counted,
+    /// from what its exits were found to be worth (`exits`).
+    #[inline]
+    pub(super) fn close_state(&self, state: Counted, exits: &ExitValues) -> u16 {
+        let ExitValues { fastest_win, deepest_loss, can_draw } = *exits;
+        if fastest_win != u32::MAX {
+            // The successor lost at depth `fastest_win - 1`: a win one ply deeper.
+            return self.decided(fastest_win);
+        }
+        if !state.any_move {
+            return if state.full && self.v.full_board_draw() { 0 } else { self.decided(0) };
+        }
+        match (state.quiet, can_draw) {
+            (0, true) => 0,
+            // Every capture loses: lost one ply after the slowest of them.
+            (0, false) => self.decided(deepest_loss),
+            (n, draw) => PENDING | (n * state.orbit + draw as u32) as u16,
+        }
+    }
+
+    /// Reads the captures of the states in `batch` (prefetched when they
+    /// were gathered, a few states ago) and stores their cells.
+    pub(super) fn flush_init(&self, side: &Side, batch: &mut InitBatch) {
+        let cells = side.captures.as_ref().map_or(&[][..], |(_, cells)| *cells);
+        let mut start = 0;
+        for &state in &batch.states {
+            let mut exits = ExitValues::default();
+            exits.read(&batch.captures.slots[start..state.end], cells);
+            start = state.end;
+            self.store_init(side, state.slot, self.close_state(state.moves, &exits));
+        }
+        batch.states.clear();
+        batch.captures.slots.clear();
+    }
+
+    /// Stores the initial cell of `slot`, noting it in its chunk when it
+    /// is decided.
+    #[inline]
+    pub(super) fn store_init(&self, side: &Side, slot: u64, cell: u16) {
+        side.cells[slot as usize].store(cell, Relaxed);
+        if cell != 0 && cell & PENDING == 0 {
+            side.note(slot, cell);
+        }
+    }
+
+    /// Looks up every placement of the mover (all of which leave the
+    /// pair) in `out`, ranked by the opponent's `frames`; `false` when one
+    /// of them wins at once, by capturing a stone the opponent cannot
+    /// spare.
+    pub(super) fn placement_exits(
+        &self,
+        placements: &Placements,
+        frames: &ExitFrames,
+        mover: Bits,
+        opponent: Bits,
+        out: &mut Captures,
+    ) -> bool {
+        let board = self.v.board();
+        let empty = board.all() & !(mover | opponent);
+        let removable = board.removable(opponent);
+        let quiet = frames.placement_quiet.as_ref().expect("frames of a side with placements");
+        let mut closing = 0;
+        let (_, cells) = &placements.quiet;
+        for to in points(empty) {
+            if removable != 0 && board.closes_mill(mover | 1 << to, to) {
+                closing |= 1 << to;
+                continue;
+            }
+            out.add(quiet.rank(mover | 1 << to), cells);
+        }
+        out.look_up(cells);
+        if closing == 0 {
+            return true;
+        }
+        let Some((_, cells)) = &placements.captures else {
+            return false;
+        };
+        for to in points(closing) {
+            for frame in frames.placement_captures.iter().flatten() {
+                out.add(frame.rank(mover | 1 << to), cells);
+            }
+        }
+        out.look_up(cells);
+        true
+    }
+}
+
+/// What a state's captures lead to. Slots are gathered first and looked
+/// up together, so the scattered reads overlap instead of waiting in turn.
+pub(super) struct Captures {
+    pub(super) slots: [u64; 64],
+    pub(super) pending: usize,
+    pub(super) exits: ExitValues,
+}
+
+impl Default for Captures {
+    fn default() -> Captures {
+        Captures { slots: [0; 64], pending: 0, exits: ExitValues::default() }
+    }
+}
+
+/// What the exits read so far are worth to the state they leave.
+#[derive(Clone, Copy)]
+pub(super) struct ExitValues {
+    /// The cell of the fastest win (a successor's loss, one ply deeper);
+    /// `u32::MAX` when none wins.
+    pub(super) fastest_win: u32,
+    /// The deepest loss (a successor's win), 0 when none loses.
+    pub(super) deepest_loss: u32,
+    /// Whether some exit draws.
+    pub(super) can_draw: bool,
+}
+
+impl Default for ExitValues {
+    fn default() -> ExitValues {
+        ExitValues { fastest_win: u32::MAX, deepest_loss: 0, can_draw: false }
+    }
+}
+
+impl ExitValues {
+    /// Takes in the cells of `slots`: a successor's loss is a win for this
+    /// state, its win a loss, its draw a draw.
+    #[inline]
+    pub(super) fn read(&mut self, slots: &[u64], cells: &[u16]) {
+        // Without branches on the values, so the reads are not held up by
+        // mispredictions. An odd cell is a loss of the successor (its depth
+        // is even), an even one a win, zero a draw.
+        for &slot in slots {
+            let c = cells[slot as usize] as u32;
+            let odd = c & 1 == 1;
+            self.fastest_win = self.fastest_win.min(if odd { c } else { u32::MAX });
+            self.deepest_loss = self.deepest_loss.max(if odd { 0 } else { c });
+            self.can_draw |= c == 0;
+        }
+    }
+}
+
+/// Where the slots of a state's exits are gathered (each prefetched as
+/// it is added) until their cells are read.
+pub(super) trait Gather {
+    fn add(&mut self, slot: u64, cells: &[u16]);
+}
+
+impl Gather for Captures {
+    #[inline]
+    fn add(&mut self, slot: u64, cells: &[u16]) {
+        if self.pending == self.slots.len() {
+            self.look_up(cells);
+        }
+        self.slots[self.pending] = slot;
+        self.pending += 1;
+        prefetch_u16(&cells[slot as usize]);
+    }
+}
+
+impl Captures {
+    /// Reads the cells of the gathered slots into `exits`.
+    #[inline]
+    pub(super) fn look_up(&mut self, cells: &[u16]) {
+        self.exits.read(&self.slots[..self.pending], cells);
+        self.pending = 0;
+    }
+}
+
+/// States of `init`'s walk in slot order whose moves were counted and
+/// whose capture slots were gathered and prefetched, their cells not yet
+/// read: a state's scattered reads are made a few states after they were
+/// asked for, so they overlap with the work in between rather than with
+/// the end of their own state's.
+#[derive(Default)]
+pub(super) struct InitBatch {
+    pub(super) states: Vec<Batched>,
+    pub(super) captures: GatheredSlots,
+}
+
+/// The capture slots of the states of an [`InitBatch`], in order.
+#[derive(Default)]
+pub(super) struct GatheredSlots {
+    pub(super) slots: Vec<u64>,
+}
+
+impl Gather for GatheredSlots {
+    #[inline]
+    fn add(&mut self, slot: u64, cells: &[u16]) {
+        self.slots.push(slot);
+        prefetch_u16(&cells[slot as usize]);
+    }
+}
+
+/// A state of an [`InitBatch`]: its slot, where its captures end among
+/// the batch's slots, and what its moves counted.
+#[derive(Clone, Copy)]
+pub(super) struct Batched {
+    pub(super) slot: u64,
+    pub(super) end: usize,
+    pub(super) moves: Counted,
+}
+
+/// What a state's moves counted, before its captures are read.
+#[derive(Clone, Copy)]
+pub(super) struct Counted {
+    pub(super) quiet: u32,
+    pub(super) any_move: bool,
+    pub(super) orbit: u32,
+    /// Whether the board is full (a draw where the rules say so).
+    pub(super) full: bool,
+}
+
+/// A state's moves: decided by one of them, or counted.
+pub(super) enum Opening {
+    Decided(u16),
+    Moves { quiet: u32, any_move: bool },
+}
+
+/// States an [`InitBatch`] holds before their captures are read.
+pub(super) const BATCH_STATES: usize = 64;
+/// Capture slots after which a batch is read whatever its states.
+pub(super) const BATCH_CAPTURES: usize = 512;
