@@ -192,6 +192,32 @@ fn a_bad_line_gets_the_query_error_and_the_run_goes_on() {
     }
 }
 
+/// Regression: a line that is not UTF-8 stopped the whole run ("stream did
+/// not contain valid UTF-8"); now it gets its own error, with its line
+/// number, and the lines around it are answered, in JSON and in TSV.
+#[test]
+fn a_line_that_is_not_utf8_gets_its_own_error_and_the_run_goes_on() {
+    let db = six_db(false);
+    let dir = scratch();
+    let path = dir.path().join("input.txt");
+    std::fs::write(&path, b"start\n\xff\xfe\nstart\n").unwrap();
+    let input = ["--input", path.to_str().unwrap()];
+    let output = probe(db, &input, "");
+    assert_eq!(output.status.code(), Some(1));
+    let answers = lines(&output);
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    assert_eq!(field(&answers[0], "value"), &Json::from("draw"));
+    assert_eq!(field(&answers[1], "line"), &Json::from(2));
+    assert_eq!(field(&answers[1], "error"), &Json::from("the line is not UTF-8 text"));
+    assert_eq!(field(&answers[1], "input"), &Json::from("\u{fffd}\u{fffd}"));
+    assert_eq!(field(&answers[2], "value"), &Json::from("draw"));
+    let output = probe(db, &[&input[..], &["--format", "tsv"]].concat(), "");
+    let rows: Vec<String> = text(&output.stdout).lines().map(String::from).collect();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert!(rows[2].ends_with("\terror\t\t\tline 2: the line is not UTF-8 text"), "{rows:?}");
+    assert!(rows[3].ends_with("\tdraw\t\ttrue"), "{rows:?}");
+}
+
 #[test]
 fn placement_positions_without_tables_are_searched_or_refused() {
     let db = six_db(true);

@@ -115,21 +115,35 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         writeln!(out, "position\tvalue\tplies\texact{}", if args.moves { "\tmoves" } else { "" })?;
     }
     let mut text = String::new();
+    let mut bytes = Vec::new();
     loop {
         // The next batch: its lines (blank ones skipped) and their numbers.
+        // A line that is not UTF-8 is kept, its bad bytes shown as U+FFFD,
+        // and answered with its own error: the lines around it go on.
         text.clear();
-        let mut lines: Vec<(u64, usize, usize)> = Vec::new();
+        let mut lines: Vec<Line> = Vec::new();
         while lines.len() < batch {
             let at = text.len();
-            let n = input.read_line(&mut text).context("reading the positions")?;
+            bytes.clear();
+            let n = input.read_until(b'\n', &mut bytes).context("reading the positions")?;
             if n == 0 {
                 break;
             }
             line_no += 1;
+            let utf8 = match std::str::from_utf8(&bytes) {
+                Ok(line) => {
+                    text.push_str(line);
+                    true
+                }
+                Err(_) => {
+                    text.push_str(&String::from_utf8_lossy(&bytes));
+                    false
+                }
+            };
             let line = text[at..].trim();
-            if !line.is_empty() {
+            if !line.is_empty() || !utf8 {
                 let start = at + (text[at..].len() - text[at..].trim_start().len());
-                lines.push((line_no, start, start + line.len()));
+                lines.push(Line { number: line_no, start, end: start + line.len(), utf8 });
             }
         }
         if lines.is_empty() {
@@ -157,22 +171,35 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
+/// One line of input: its number, where it lies in the batch's text, and
+/// whether it was UTF-8 text.
+#[derive(Clone, Copy)]
+struct Line {
+    number: u64,
+    start: usize,
+    end: usize,
+    utf8: bool,
+}
+
 /// One batch: parsed and probed in parallel, written in input order.
 /// Returns the output, in pieces to be written one after the other, and
 /// how many lines failed.
 fn answer_batch(
     db: &Database,
     text: &str,
-    lines: &[(u64, usize, usize)],
+    lines: &[Line],
     args: &Args,
     search: Option<&Query>,
     json_lines: bool,
 ) -> (Vec<String>, u64) {
     let parsed: Vec<Result<morris::position::Position, String>> = lines
         .par_iter()
-        .map(|&(_, a, b)| {
-            parse_position(db, &text[a..b], args.extended, "add --extended")
-                .map_err(|e| one_line(&e.into()))
+        .map(|line| match line.utf8 {
+            true => {
+                parse_position(db, &text[line.start..line.end], args.extended, "add --extended")
+                    .map_err(|e| one_line(&e.into()))
+            }
+            false => Err("the line is not UTF-8 text".to_string()),
         })
         .collect();
     let positions: Vec<_> = parsed.iter().filter_map(|p| p.as_ref().ok().copied()).collect();
@@ -214,7 +241,8 @@ fn answer_batch(
         .map(|(answers, lines)| {
             let size = answers.iter().map(|a| a.map_or(200, str::len)).sum();
             let mut s = String::with_capacity(size);
-            for (answer, &(line, a, b)) in answers.iter().zip(lines) {
+            for (answer, &Line { number: line, start: a, end: b, .. }) in answers.iter().zip(lines)
+            {
                 match (answer, json_lines) {
                     (Ok(written), _) => s.push_str(written),
                     (Err(e), true) => {
