@@ -8,6 +8,8 @@
 //! on six's start gets six's moving phase.
 
 mod common;
+// Shared with the library's tests.
+#[path = "../../tests/nine7/mod.rs"]
 mod nine7;
 
 use common::{field, json, morris_with_input, scratch, text};

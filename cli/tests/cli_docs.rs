@@ -191,7 +191,7 @@ fn solve_examples_database(dir: &Path) {
 }
 
 fn cli_md() -> String {
-    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "docs", "cli.md"].iter().collect();
+    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "docs", "cli.md"].iter().collect();
     std::fs::read_to_string(&path).expect("docs/cli.md")
 }
 

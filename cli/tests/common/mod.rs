@@ -1,13 +1,13 @@
 //! What the test files share: running the `morris` binary (this file),
 //! scratch directories and their tables ([`dirs`]).
 //!
-//! The files named `cli_*.rs` run the binary (and may use the library
-//! too); the others use the library only. Fixtures that a few files share
-//! sit beside this module: `nine7/` (a small solved database, for the
-//! query and repetition tests), `damage/` (a database to damage, for the
-//! fault tests), `cells/` (arbitrary cells, for the fast checks),
-//! `server/` and `chromium/` (a running `morris serve` and a headless
-//! browser).
+//! The files here run the binary (and may use the library too); the
+//! library's own tests are in the root's `tests/`. Fixtures that a few
+//! files share: `server/` and `chromium/` beside this module (a running
+//! `morris serve` and a headless browser); `nine7/` (a small solved
+//! database, for the query and repetition tests) and `damage/` (a
+//! database to damage, for the fault tests) in the root's `tests/`, which
+//! the library's tests use too (by `#[path]` from here).
 //!
 //! Each test file is a crate of its own that uses a part of this module;
 //! the rest would be dead code, and unused re-exports, there.

@@ -75,7 +75,7 @@ impl Server {
 
 /// Where the screenshots go: `target/browser/`.
 fn shot(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("browser").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("target").join("browser").join(name)
 }
 
 /// Waits until no request of the page is under way and `condition` holds.

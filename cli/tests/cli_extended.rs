@@ -106,7 +106,7 @@ fn lasker_extended_is_the_plain_placement_solve() {
 /// gives up to 8 stones, and has one row per table up to 10.
 #[test]
 fn committed_extended_figures_of_nine_agree_with_a_solve() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/extended-10.tsv");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine/extended-10.tsv");
     let committed = std::fs::read_to_string(path).unwrap();
     let dir = tempfile::tempdir().unwrap();
     ok(dir.path(), &["solve", "--extended", "--max-stones", "8", "--threads", "2"]);
@@ -124,7 +124,7 @@ fn committed_extended_figures_of_nine_agree_with_a_solve() {
     // data/nine/extended-starts.tsv (the 49 starts by the search over the
     // whole moving phase): its games of at most 8 stones agree with these
     // tables, value and first moves.
-    let starts = concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/extended-starts.tsv");
+    let starts = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine/extended-starts.tsv");
     let starts = std::fs::read_to_string(starts).unwrap();
     assert_eq!(starts.lines().count(), 1 + 49, "one row per start, 3 to 9 stones each");
     let mut checked = 0;

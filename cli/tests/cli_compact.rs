@@ -7,6 +7,8 @@
 //! compared in `compact.rs`.
 
 mod common;
+// Shared with the library's tests.
+#[path = "../../tests/nine7/mod.rs"]
 mod nine7;
 
 use common::{fails, ok, scratch, text};

@@ -259,7 +259,7 @@ impl Browser {
             let name: String =
                 what.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
             let shot = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("target/browser")
+                .join("../target/browser")
                 .join(format!("failed-{name}.png"));
             self.screenshot(&shot);
             panic!(

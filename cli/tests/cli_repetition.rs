@@ -7,6 +7,8 @@
 //! on the board, where every side with 3 stones flies.
 
 mod common;
+// Shared with the library's tests.
+#[path = "../../tests/nine7/mod.rs"]
 mod nine7;
 
 use common::{morris, morris_with_input, text};

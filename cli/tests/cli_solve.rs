@@ -235,7 +235,7 @@ fn committed_moving_figures_of_lasker_agree_with_a_solve() {
 }
 
 fn committed_moving_rows_agree_with_a_solve(variant: &str, stones: usize) {
-    let path = format!("{}/data/{variant}/moving.tsv", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../data/{variant}/moving.tsv", env!("CARGO_MANIFEST_DIR"));
     let committed = fs::read_to_string(&path).unwrap();
     let (db, _) =
         solve_and_verify(&["--variant", variant], &["--phase", "moving", "--max-stones", "8"], 6);
@@ -378,7 +378,8 @@ fn stats_tsv_matches_the_json_row_for_row() {
 #[test]
 fn committed_moving_figures_of_nine_agree_with_a_solve() {
     let committed =
-        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/moving.tsv")).unwrap();
+        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine/moving.tsv"))
+            .unwrap();
     let ours = ok(nine_up_to_8(), &["stats", "--tsv"]);
     let header = "sector\tstates\twins\tlosses\tdraws\tmax_win\tmax_loss";
     assert_eq!(committed.lines().next(), Some(header));
@@ -394,7 +395,7 @@ fn committed_moving_figures_of_nine_agree_with_a_solve() {
 /// nine's under another name), and covers every moving sector once.
 #[test]
 fn committed_moving_figures_of_nine_without_flying_agree_with_a_solve() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine-fly-never/moving.tsv");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine-fly-never/moving.tsv");
     let committed = fs::read_to_string(path).unwrap();
     let rules = ["--variant", "nine", "--fly-at", "never"];
     let (db, out) = solve_and_verify(&rules, &["--phase", "moving", "--max-stones", "8"], 6);
@@ -418,7 +419,7 @@ fn committed_moving_figures_of_nine_without_flying_agree_with_a_solve() {
 #[test]
 fn committed_placement_figures_of_nine_agree_with_a_solve() {
     let committed =
-        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/nine/placement.tsv"))
+        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine/placement.tsv"))
             .unwrap();
     let db = scratch();
     ok(db.path(), &["solve", "--max-stones", "9", "--threads", "2"]);
@@ -528,7 +529,7 @@ fn lasker_tables_of_one_flying_count_are_refused_under_the_other() {
 /// stones agree with a fresh solve.
 #[test]
 fn committed_lasker_figures_up_to_10_stones_agree_with_a_solve() {
-    let path = format!("{}/data/lasker/placement-10.tsv", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../data/lasker/placement-10.tsv", env!("CARGO_MANIFEST_DIR"));
     let committed = fs::read_to_string(&path).unwrap();
     let lasker = ["--variant", "lasker"];
     let db = scratch();

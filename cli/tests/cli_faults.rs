@@ -5,6 +5,8 @@
 //! is in `faults.rs`.
 
 mod common;
+// Shared with the library's tests.
+#[path = "../../tests/damage/mod.rs"]
 mod damage;
 
 use common::{morris, text};
