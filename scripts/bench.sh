@@ -206,18 +206,26 @@ moving() {
     echo "== moving-phase solver: $variant's pairs $*, 2 threads, over $db"
     timed "$bench_db/solve.time" "$morris" solve --phase moving --variant "$variant" --max-stones "$max" --threads 2 --db "$bench_db"
     echo "process: $(cat "$bench_db/solve.time")"
-    # The tables must not depend on the build that wrote them.
-    local differ=0
+    local pair sectors=()
     for pair in "$@"; do
-        local m=${pair%,*} o=${pair#*,} sector
-        for sector in "$m-$o" "$o-$m"; do
-            if cmp -s "$bench_db/$variant-$sector.mtb" "$db/$variant-$sector.mtb"; then
-                echo "$sector: the same bytes as in $db"
-            else
-                echo "$sector: differs from $db" >&2
-                differ=1
-            fi
-        done
+        sectors+=("${pair%,*}-${pair#*,}" "${pair#*,}-${pair%,*}")
+    done
+    same_tables "$db" "${sectors[@]}"
+}
+
+# same_tables DB SECTOR...: whether the re-solved tables of SECTOR... in
+# $bench_db are DB's byte for byte: they must not depend on the build that
+# wrote them.
+same_tables() {
+    local db=$1 sector differ=0
+    shift
+    for sector in "$@"; do
+        if cmp -s "$bench_db/$variant-$sector.mtb" "$db/$variant-$sector.mtb"; then
+            echo "$sector: the same bytes as in $db"
+        else
+            echo "$sector: differs from $db" >&2
+            differ=1
+        fi
     done
     return $differ
 }
@@ -293,16 +301,7 @@ job() {
             | grep -E '^(pair|sector) 1/1 '
         echo "process: $(cat "$bench_db/solve.time")"
     done
-    local differ=0
-    for sector in "${written[@]}"; do
-        if cmp -s "$bench_db/$variant-$sector.mtb" "$db/$variant-$sector.mtb"; then
-            echo "$sector: the same bytes as in $db"
-        else
-            echo "$sector: differs from $db" >&2
-            differ=1
-        fi
-    done
-    return $differ
+    same_tables "$db" "${written[@]}"
 }
 
 # `morris probe` in bulk over nine's moving phase in an existing database.
