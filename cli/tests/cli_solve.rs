@@ -411,6 +411,44 @@ fn committed_moving_figures_of_nine_without_flying_agree_with_a_solve() {
     assert_ne!(three(&ours), three(&flying), "3-3 differs with and without flying");
 }
 
+/// `data/nine-fly-never/placement.tsv`, the placement phase of nine
+/// without flying from its whole solve (docs/results.md), has exactly one
+/// row for each placement sector that `morris sectors --phase all` lists,
+/// and its rows up to 9 stones agree with a solve here; it differs from
+/// nine's with flying (so the file is not nine's under another name).
+#[test]
+fn committed_placement_figures_of_nine_without_flying_agree_with_a_solve() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine-fly-never/placement.tsv");
+    let committed = fs::read_to_string(path).unwrap();
+    let rules = ["--variant", "nine", "--fly-at", "never"];
+    let db = scratch();
+    ok(db.path(), &[&rules[..], &["solve", "--max-stones", "9", "--threads", "2"]].concat());
+    let ours = ok(db.path(), &[&rules[..], &["stats", "--tsv"]].concat());
+    assert_eq!(committed.lines().next(), ours.lines().next(), "the same columns as stats --tsv");
+    let is_placement = |sector: &str| sector.split('-').count() == 4;
+    let listed = ok(db.path(), &[&rules[..], &["sectors", "--phase", "all"]].concat());
+    let mut listed: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|s| is_placement(s) && s.split('-').all(|n| n.parse::<u8>().is_ok()))
+        .collect();
+    let mut rows: Vec<&str> =
+        committed.lines().skip(1).map(|l| l.split('\t').next().unwrap()).collect();
+    listed.sort_unstable();
+    rows.sort_unstable();
+    assert_eq!(rows, listed, "{path}: one row per placement sector");
+    let placement_rows: Vec<&str> =
+        ours.lines().skip(1).filter(|l| is_placement(l.split('\t').next().unwrap())).collect();
+    assert_eq!(placement_rows.len(), 30, "the placement sectors up to 9 stones");
+    for row in &placement_rows {
+        assert!(committed.lines().any(|l| l == *row), "{row} is not in {path}");
+    }
+    let flying =
+        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine/placement.tsv"))
+            .unwrap();
+    assert_ne!(committed, flying, "nine without flying is another game");
+}
+
 /// `data/nine/placement.tsv`, the figures of the whole placement phase of
 /// nine as `morris stats --tsv` printed them from the database solved for
 /// the README, agrees with what the tests' own solve gives for the
