@@ -279,8 +279,11 @@ job() {
         IFS='-,' read -r -a parts <<< "$1"
         case ${#parts[@]} in
             2) echo "${parts[0]}-${parts[1]} ${parts[1]}-${parts[0]}" ;;
-            4) if [ -e "$db/$variant-${parts[1]}-${parts[0]}-${parts[3]}-${parts[2]}.mtb" ] && [ "$variant" = lasker ]; then
-                   echo "$1 ${parts[1]}-${parts[0]}-${parts[3]}-${parts[2]}"
+            4) local partner=${parts[1]}-${parts[0]}-${parts[3]}-${parts[2]}
+               # Lasker's placement sectors are solved in pairs, as the
+               # moving phase's; a sector may be its own partner.
+               if [ "$variant" = lasker ] && [ "$partner" != "$1" ]; then
+                   echo "$1 $partner"
                else
                    echo "$1"
                fi ;;

@@ -533,26 +533,25 @@ impl Variant {
 /// only there: the rest of a refusal's message for a reader who solved
 /// under the other option. Empty when the keys differ elsewhere too.
 pub fn rules_hint(found: &str, expected: &str) -> String {
-    let token = |key: &str, name: &str| -> Option<String> {
-        key.split(' ').find_map(|t| t.strip_prefix(name)).map(str::to_string)
-    };
-    let lasker = |key: &str| token(key, "lasker=").as_deref() == Some("true");
-    let count = |key: &str| token(key, "fly-count=").unwrap_or_else(|| "board".to_string());
-    let others = |key: &str| -> Vec<String> {
-        key.split(' ')
-            .filter(|t| !t.starts_with("fly=") && !t.starts_with("fly-count="))
-            .map(str::to_string)
-            .collect()
-    };
-    if others(found) != others(expected) {
+    fn token<'k>(key: &'k str, name: &str) -> Option<&'k str> {
+        key.split(' ').find_map(|t| t.strip_prefix(name))
+    }
+    fn count(key: &str) -> &str {
+        token(key, "fly-count=").unwrap_or("board")
+    }
+    /// The key without the flying rule's tokens.
+    fn rest(key: &str) -> Vec<&str> {
+        key.split(' ').filter(|t| !t.starts_with("fly=") && !t.starts_with("fly-count=")).collect()
+    }
+    if rest(found) != rest(expected) {
         return String::new();
     }
     let mut options = Vec::new();
-    let (fly_found, fly_expected) = (token(found, "fly="), token(expected, "fly="));
-    if fly_found != fly_expected {
+    let fly_found = token(found, "fly=");
+    if fly_found != token(expected, "fly=") {
         options.push(format!("--fly-at {}", fly_found.unwrap_or_default()));
     }
-    if lasker(found) && count(found) != count(expected) {
+    if token(found, "lasker=") == Some("true") && count(found) != count(expected) {
         options.push(format!("--fly-count {}", count(found)));
     }
     if options.is_empty() {

@@ -154,9 +154,8 @@ fn imports(code: &str) -> BTreeSet<String> {
         if let Some(group) = rest.strip_prefix('{') {
             let group = &group[..group.find('}').unwrap_or(group.len())];
             for item in group.split(',') {
-                let item = item.trim();
-                let name = item.split("::").next().unwrap().trim();
-                if !name.is_empty() && item.contains("::") || is_module_name(name) {
+                let name = item.trim().split("::").next().unwrap().trim();
+                if is_module_name(name) {
                     found.insert(name.to_string());
                 }
             }
