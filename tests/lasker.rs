@@ -10,7 +10,10 @@ use morris::driver::Quiet;
 use morris::index::Indexer;
 use morris::reference::{solve_plain, PlainSolution};
 use morris::sectors::{moving_sectors, placement_sectors};
-use morris::solve::{exit_sectors, partner_of};
+use morris::solve::{
+    exit_sectors, partner_of, solve_pair, Progress, ResumePoint, Silent, SolveError, SolvedSector,
+    WorkingSector,
+};
 use morris::stats::Counts;
 use morris::table::write_table;
 use morris::verify::{
@@ -18,6 +21,8 @@ use morris::verify::{
 };
 use morris::{Cell, FlyCount, Flying, Sector, State, Value, Variant};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+use std::sync::Mutex;
 
 mod cells;
 use cells::arbitrary_cells;
@@ -292,4 +297,98 @@ fn same_verdicts_on_tables(v: &Variant) {
     drop(db);
     let failed = verdicts(Some((target, cells)));
     assert!(failed.contains(&(target, victim)), "{failed:?}");
+}
+
+fn working<'a>(pair: &[Sector], cells: &'a [Vec<AtomicU16>]) -> Vec<WorkingSector<'a>> {
+    pair.iter().zip(cells).map(|(&sector, cells)| WorkingSector { sector, cells }).collect()
+}
+
+/// Stops a pair at its first checkpoint past depth 2, keeping a copy of
+/// its working cells there.
+struct StopAtCheckpoint<'a> {
+    sides: &'a [Vec<AtomicU16>],
+    taken: Mutex<Option<(ResumePoint, Vec<Vec<u16>>)>>,
+}
+
+impl Progress for StopAtCheckpoint<'_> {
+    fn checkpoint_due(&self) -> bool {
+        true
+    }
+
+    fn checkpoint(&self, point: &ResumePoint) -> bool {
+        if point.depth < 3 {
+            return true;
+        }
+        let cells =
+            self.sides.iter().map(|s| s.iter().map(|c| c.load(Relaxed)).collect()).collect();
+        *self.taken.lock().unwrap() = Some((point.clone(), cells));
+        false
+    }
+}
+
+/// A placement pair of Lasker's rule (the side with a stone in hand
+/// remembers what its exits are worth from `init`; a resumed solve has no
+/// such memory and looks them up again) stopped at a checkpoint and
+/// resumed from it ends with the cells of a solve straight through, and
+/// both with its table.
+#[test]
+fn a_placement_pair_resumed_from_a_checkpoint_ends_as_one_solved_straight_through() {
+    let v = five_board_flying_at_3_in_all();
+    let db = solved(&v, 7);
+    let ix = db.indexer();
+    let mut resumed_pairs = 0;
+    for first in placement_sectors(&v) {
+        if first.total_stones() > 7 || first.mover_hand == 0 {
+            continue;
+        }
+        let pair: Vec<Sector> =
+            if partner_of(first) == first { vec![first] } else { vec![first, partner_of(first)] };
+        let exits: Vec<Sector> = pair
+            .iter()
+            .flat_map(|&s| exit_sectors(s).sectors())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let exit_cells: Vec<Vec<u16>> = exits.iter().map(|&s| db.load_cells(s).unwrap()).collect();
+        let solved_exits: Vec<SolvedSector> = exits
+            .iter()
+            .zip(&exit_cells)
+            .map(|(&sector, cells)| SolvedSector { sector, cells })
+            .collect();
+        let fresh = || -> Vec<Vec<AtomicU16>> {
+            pair.iter()
+                .map(|&s| (0..ix.sector(s).slots()).map(|_| AtomicU16::new(0)).collect())
+                .collect()
+        };
+        let plain = |cells: &[Vec<AtomicU16>]| -> Vec<Vec<u16>> {
+            cells.iter().map(|s| s.iter().map(|c| c.load(Relaxed)).collect()).collect()
+        };
+
+        let straight = fresh();
+        let report =
+            solve_pair(&v, ix, &working(&pair, &straight), &solved_exits, &Silent, None).unwrap();
+        // Losses in the side with a stone in hand come from its memory of
+        // its exits, or without it from looking them up again.
+        let losses = report.counts.iter().find(|(s, _)| *s == first).unwrap().1.losses;
+        if report.levels < 6 || losses == 0 {
+            continue;
+        }
+
+        let stopped = fresh();
+        let stop = StopAtCheckpoint { sides: &stopped, taken: Mutex::new(None) };
+        let interrupted = solve_pair(&v, ix, &working(&pair, &stopped), &solved_exits, &stop, None);
+        assert!(matches!(interrupted, Err(SolveError::Interrupted(_))), "{interrupted:?}");
+        let (point, cells) = stop.taken.into_inner().unwrap().expect("a checkpoint past depth 2");
+        let resumed: Vec<Vec<AtomicU16>> =
+            cells.iter().map(|s| s.iter().map(|&c| AtomicU16::new(c)).collect()).collect();
+        solve_pair(&v, ix, &working(&pair, &resumed), &solved_exits, &Silent, Some(&point))
+            .unwrap();
+
+        assert_eq!(plain(&resumed), plain(&straight), "{first}");
+        for (&sector, cells) in pair.iter().zip(plain(&straight)) {
+            assert_eq!(cells, db.load_cells(sector).unwrap(), "{sector}");
+        }
+        resumed_pairs += 1;
+    }
+    assert!(resumed_pairs >= 3, "{resumed_pairs} pairs resumed");
 }

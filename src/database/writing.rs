@@ -194,7 +194,18 @@ impl Database {
             }
             Job::Placement(sector) => max_table_bytes(self.indexer.sector(sector).slots()),
         };
-        JobNeeds { memory: cells(job.sectors()) + cells(job.reads()), disk }
+        // A side of a cyclic pair with stones in hand remembers what its
+        // exits are worth, a byte a slot (`solve::moving`'s exit memo).
+        let memos: u64 = match job {
+            Job::Pair(_) => job
+                .sectors()
+                .iter()
+                .filter(|s| s.mover_hand > 0)
+                .map(|&s| self.indexer.sector(s).slots())
+                .sum(),
+            Job::Placement(_) => 0,
+        };
+        JobNeeds { memory: cells(job.sectors()) + cells(job.reads()) + memos, disk }
     }
 
     /// Whether `pair` has a checkpoint file.
@@ -269,8 +280,9 @@ pub(super) fn stopped_if_cancelled(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JobNeeds {
     /// Bytes of memory for cells: the working cells of its sectors and
-    /// the cells of the tables it reads, 2 bytes per index slot each
-    /// (the mapped tables come on top, as page cache).
+    /// the cells of the tables it reads, 2 bytes per index slot each, and
+    /// in Lasker's placement pairs a byte per slot of a side with stones
+    /// in hand (the mapped tables come on top, as page cache).
     pub memory: u64,
     /// Bytes free on disk that it checks for before it starts: a safe
     /// bound on its tables (2 bytes per slot; they come out far smaller)

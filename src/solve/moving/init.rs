@@ -210,9 +210,12 @@ impl Pair<'_> {
             // fetch it while the value is worked out.
             let slot = side.index.rank_images(&self.images.set(mover), &opponent_images);
             prefetch(&side.cells[slot as usize]);
-            let cell =
+            let (cell, deepest_exit) =
                 self.init_state(side, &mut CaptureRanks::Frames(&frames), mover, opponent, orbit);
             side.cells[slot as usize].store(cell, Relaxed);
+            if let (Some(memo), true) = (&side.exit_memo, cell & PENDING != 0) {
+                memo.store(slot, deepest_exit);
+            }
             if cell != 0 && cell & PENDING == 0 {
                 side.note(slot, cell);
             }
@@ -220,7 +223,8 @@ impl Pair<'_> {
     }
 
     /// The initial working cell of one state, whose position has `orbit`
-    /// images under the symmetries; `ranks` ranks its captures.
+    /// images under the symmetries, and the deepest cell among its exits
+    /// (of use while the cell is pending); `ranks` ranks its captures.
     pub(super) fn init_state(
         &self,
         side: &Side,
@@ -228,11 +232,11 @@ impl Pair<'_> {
         mover: Bits,
         opponent: Bits,
         orbit: u32,
-    ) -> u16 {
+    ) -> (u16, u32) {
         let mut captures = Captures::default();
         let (quiet, mut any_move) =
             match self.open_state(side, ranks, mover, opponent, &mut captures) {
-                Opening::Decided(cell) => return cell,
+                Opening::Decided(cell) => return (cell, 0),
                 Opening::Moves { quiet, any_move } => (quiet, any_move),
             };
         if let Some((_, cells)) = &side.captures {
@@ -250,11 +254,12 @@ impl Pair<'_> {
                 }
             };
             if !self.placement_exits(placements, frames, mover, opponent, &mut captures) {
-                return self.decided(1);
+                return (self.decided(1), 0);
             }
         }
         let full = mover | opponent == self.v.board().all();
-        self.close_state(Counted { quiet, any_move, orbit, full }, &captures.exits)
+        let cell = self.close_state(Counted { quiet, any_move, orbit, full }, &captures.exits);
+        (cell, captures.exits.deepest_loss)
     }
 
     /// A state's moves: its quiet moves counted, its captures ranked into

@@ -55,7 +55,9 @@ use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
 use crate::variant::{points, Bits, Variant};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{
+    AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed, Ordering::SeqCst,
+};
 use std::time::{Duration, Instant};
 
 mod init;
@@ -167,6 +169,44 @@ struct Side<'a> {
     /// Where placements lead, when the mover has stones in hand (Lasker's
     /// placement phase, where a player may also slide).
     placements: Option<Placements<'a>>,
+    /// For a side with placements, per slot: what `init` found its exits
+    /// worth, kept for the moment its counter runs out (see [`ExitMemo`]).
+    exit_memo: Option<ExitMemo>,
+}
+
+/// Per slot of a side with stones in hand, the deepest cell among its
+/// exits (captures and placements) as `init` read them: the cell a loss
+/// needs when the state's last hope in the pair goes. Looking the exits up
+/// again then costs a dozen scattered reads and the frames of every
+/// capture, over half of the levels' time in pairs such as Lasker's
+/// {8-4-0-1}, where most states of the side with a stone in hand lose. A
+/// byte a slot: cells past [`ExitMemo::UNKNOWN`], and every slot when the
+/// pair resumes from a checkpoint (which does not keep the memo; `init`
+/// does not run again), are looked up again.
+struct ExitMemo(Vec<AtomicU8>);
+
+impl ExitMemo {
+    /// Not remembered: look the exits up.
+    const UNKNOWN: u8 = u8::MAX;
+
+    fn new(slots: u64) -> ExitMemo {
+        ExitMemo((0..slots).map(|_| AtomicU8::new(ExitMemo::UNKNOWN)).collect())
+    }
+
+    /// Remembers `deepest`, the deepest cell among the exits of `slot`.
+    #[inline]
+    fn store(&self, slot: u64, deepest: u32) {
+        let byte =
+            if deepest < ExitMemo::UNKNOWN as u32 { deepest as u8 } else { ExitMemo::UNKNOWN };
+        self.0[slot as usize].store(byte, Relaxed);
+    }
+
+    /// The deepest cell among the exits of `slot`, when remembered.
+    #[inline]
+    fn get(&self, slot: u64) -> Option<u32> {
+        let byte = self.0[slot as usize].load(Relaxed);
+        (byte != ExitMemo::UNKNOWN).then_some(byte as u32)
+    }
 }
 
 /// The solved sectors a placement leads to from one side of a pair with
@@ -367,6 +407,7 @@ impl<'a> Pair<'a> {
                 let chunks = index.slots().div_ceil(CHUNK) as usize;
                 let exits = exit_sectors(w.sector);
                 let captures = exits.capture.map(table).transpose()?;
+                let exit_memo = exits.placement.map(|_| ExitMemo::new(index.slots()));
                 let placements = match exits.placement {
                     None => None,
                     Some(quiet) => Some(Placements {
@@ -377,6 +418,7 @@ impl<'a> Pair<'a> {
                 Ok(Side {
                     captures,
                     placements,
+                    exit_memo,
                     sector: w.sector,
                     index,
                     cells: w.cells,

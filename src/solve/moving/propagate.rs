@@ -166,8 +166,13 @@ impl Pair<'_> {
             return;
         }
         if cell.fetch_sub(weight, Relaxed) == PENDING | weight {
-            let (mover, opponent) = side.index.unrank(slot).expect("pending slots are canonical");
-            let deepest = depth.max(self.deepest_capture(side, mover, opponent));
+            let remembered = side.exit_memo.as_ref().and_then(|memo| memo.get(slot));
+            let exits = remembered.map(|cell| cell.saturating_sub(1)).unwrap_or_else(|| {
+                let (mover, opponent) =
+                    side.index.unrank(slot).expect("pending slots are canonical");
+                self.deepest_capture(side, mover, opponent)
+            });
+            let deepest = depth.max(exits);
             let loss = self.decided(deepest + 1);
             cell.store(loss, Relaxed);
             side.note(slot, loss);
