@@ -206,10 +206,14 @@ impl Pair<'_> {
                 let fixing = points(stabiliser).filter(|&s| syms.apply(s as usize, mover) == mover);
                 orbit /= fixing.count() as u32;
             }
-            // The state's own cell is the walk's one scattered access:
-            // fetch it while the value is worked out.
+            // The state's own cell (and its byte of the exit memo) are the
+            // walk's only scattered accesses: fetch them while the value is
+            // worked out.
             let slot = side.index.rank_images(&self.images.set(mover), &opponent_images);
             prefetch(&side.cells[slot as usize]);
+            if let Some(memo) = &side.exit_memo {
+                memo.prefetch(slot);
+            }
             let (cell, deepest_exit) =
                 self.init_state(side, &mut CaptureRanks::Frames(&frames), mover, opponent, orbit);
             side.cells[slot as usize].store(cell, Relaxed);

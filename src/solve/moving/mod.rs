@@ -201,6 +201,12 @@ impl ExitMemo {
         self.0[slot as usize].store(byte, Relaxed);
     }
 
+    /// Hints the CPU to fetch the byte of `slot`.
+    #[inline(always)]
+    fn prefetch(&self, slot: u64) {
+        prefetch_u16(self.0[slot as usize].as_ptr() as *const u16);
+    }
+
     /// The deepest cell among the exits of `slot`, when remembered.
     #[inline]
     fn get(&self, slot: u64) -> Option<u32> {
