@@ -59,6 +59,7 @@ pub mod database;
 pub use database::driver;
 pub mod forward;
 pub mod game;
+pub mod hints;
 pub mod huge;
 pub mod probe;
 pub mod query;

@@ -129,7 +129,7 @@ pub enum QueryError {
     },
     /// Stored values that contradict each other: a position's value and the
     /// best of its moves' values differ.
-    #[error("{}: the tables disagree: {position} is stored as {stored}, but its best move gives {from_moves} (damaged tables? run `morris verify`)", path.display())]
+    #[error("{}: the tables disagree: {position} is stored as {stored}, but its best move gives {from_moves}; the tables may be damaged", path.display())]
     Inconsistent {
         /// The table of the position.
         path: PathBuf,

@@ -6,6 +6,7 @@
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use morris::database::{plan_derived, Database};
+use morris::hints::one_line_with_hints;
 use morris::index::{Indexer, Sector, BINOMIAL};
 use morris::position::Position;
 use morris::rules::Status;
@@ -111,9 +112,13 @@ pub fn describe(variant: &Variant) -> String {
     format!("{} ({flying})", variant.name())
 }
 
-/// The error chain joined by ": ", on one line.
+/// The error chain joined by ": ", on one line, each error followed by
+/// the command that makes what it found missing, where there is one
+/// (`morris::hints`: the library's errors carry the data, not the
+/// command).
 pub fn one_line(err: &anyhow::Error) -> String {
-    format!("{err:#}").replace('\n', " ")
+    let err: &(dyn std::error::Error + 'static) = err.as_ref();
+    one_line_with_hints(err)
 }
 
 /// `start`, or a position in notation.

@@ -5,6 +5,7 @@ use crate::common::{describe, ending, parse_position_in, threads};
 use crate::json;
 use anyhow::Result;
 use morris::database::{Database, SectorTable};
+use morris::hints::one_line_with_hints;
 use morris::index::Sector;
 use morris::position::{Move, Position};
 use morris::query::{after, describe_result, play_moves, Analysis, Exactness, Query};
@@ -189,7 +190,9 @@ fn write_moves(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<
     }
     let line = match &a.line {
         Ok(line) => line,
-        Err(needed) => return field(out, "line", &format!("none: {needed}")),
+        Err(needed) => {
+            return field(out, "line", &format!("none: {}", one_line_with_hints(needed)))
+        }
     };
     let summary = if line.cut {
         format!("{}, cut there (the game is drawn)", plies(line.moves.len()))
@@ -282,7 +285,7 @@ pub fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Resu
         // Where the line needs the full tier: why there is none.
         Err(needed) => {
             writeln!(out, "  \"line_cut\": {cut},")?;
-            writeln!(out, "  \"line_missing\": {}", json::string(&needed.to_string()))?;
+            writeln!(out, "  \"line_missing\": {}", json::string(&one_line_with_hints(needed)))?;
         }
     }
     writeln!(out, "}}")?;

@@ -33,16 +33,10 @@ create_exception!(
 /// How a position of a game from another start is asked for here.
 const HINT: &str = "solve its tables first (`morris solve --extended`)";
 
-/// The error and its causes on one line, as the command line prints them.
-fn message(e: &dyn Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text.replace('\n', " ")
+/// The error and its causes on one line, as the command line prints
+/// them, with the command that makes what is missing.
+fn message(e: &(dyn Error + 'static)) -> String {
+    morris::hints::one_line_with_hints(e)
 }
 
 fn query_error(e: QueryError) -> PyErr {

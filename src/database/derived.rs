@@ -224,7 +224,7 @@ impl Database {
             Some(slot) => Err(DbError::Table(TableError::Corrupt {
                 path,
                 what: format!(
-                    "slot {slot} holds cell {}, its successors give {}: not derived (run `morris verify`)",
+                    "slot {slot} holds cell {}, its successors give {}: not derived",
                     stored[slot], derived[slot]
                 ),
             })),

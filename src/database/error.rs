@@ -1,5 +1,6 @@
-//! The database layer's errors: each names the file or sector, and the
-//! command that makes what is missing.
+//! The database layer's errors: each names the file or sector, and
+//! carries what a front end needs to say which command makes what is
+//! missing (`crate::hints` says it for the `morris` command).
 
 use super::*;
 
@@ -26,7 +27,7 @@ pub enum DbError {
         source: std::io::Error,
     },
     /// A sector that has no table.
-    #[error("sector {sector} of {variant} is not in the database {}: run `morris solve --variant {variant}{rules} --max-stones {stones} --db {}`", dir.display(), dir.display())]
+    #[error("sector {sector} of {variant} is not in the database {}", dir.display())]
     Missing {
         /// The sector.
         sector: String,
@@ -66,7 +67,7 @@ pub enum DbError {
         holder: String,
     },
     /// A job whose dependencies are not all solved.
-    #[error("job {job} of {variant} needs sector {sector}, which is not in the database {}: solve job {needed} first (`morris solve --variant {variant}{rules} --job {needed} --db {}`)", dir.display(), dir.display())]
+    #[error("job {job} of {variant} needs sector {sector}, which is not in the database {}: solve job {needed} first", dir.display())]
     MissingDependency {
         /// The job refused.
         job: Job,
@@ -123,10 +124,10 @@ pub enum DbError {
 
 /// What asks for distances where a directory holds only the
 /// win/draw/loss tier of a sector: its values are exact, its distances
-/// are not there. The message names the sector and the command that
+/// are not there. The message names the sector; the fields say what
 /// makes its full table.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{} holds only the win/draw/loss tier of sector {sector}: {what} needs distances, from the full tables (`morris solve --variant {variant}{rules} --max-stones {stones} --db {}`)", dir.display(), dir.display())]
+#[error("{} holds only the win/draw/loss tier of sector {sector}: {what} needs distances, from the full tables", dir.display())]
 pub struct FullTierNeeded {
     /// The sector.
     pub sector: Sector,
