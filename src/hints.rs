@@ -5,8 +5,8 @@
 //! they carry the variant, the rules options, the stones, the job and the
 //! directory as data. A front end whose users run `morris` renders an
 //! error with [`one_line_with_hints`], which puts after each error of the
-//! chain the command that makes what it found missing (`run `morris solve
-//! --variant nine --max-stones 12 --db d``), where there is one.
+//! chain the command that makes what it found missing (run `morris solve
+//! --variant nine --max-stones 12 --db d`), where there is one.
 
 use crate::database::{DbError, FullTierNeeded};
 use crate::probe::ProbeError;
