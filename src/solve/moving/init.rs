@@ -211,14 +211,14 @@ impl Pair<'_> {
             // worked out.
             let slot = side.index.rank_images(&self.images.set(mover), &opponent_images);
             prefetch(&side.cells[slot as usize]);
-            if let Some(memo) = &side.exit_memo {
-                memo.prefetch(slot);
+            if let Some(placements) = &side.placements {
+                placements.memo.prefetch(slot);
             }
             let (cell, deepest_exit) =
                 self.init_state(side, &mut CaptureRanks::Frames(&frames), mover, opponent, orbit);
             side.cells[slot as usize].store(cell, Relaxed);
-            if let (Some(memo), true) = (&side.exit_memo, cell & PENDING != 0) {
-                memo.store(slot, deepest_exit);
+            if let (Some(placements), true) = (&side.placements, cell & PENDING != 0) {
+                placements.memo.store(slot, deepest_exit);
             }
             if cell != 0 && cell & PENDING == 0 {
                 side.note(slot, cell);

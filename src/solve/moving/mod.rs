@@ -169,9 +169,6 @@ struct Side<'a> {
     /// Where placements lead, when the mover has stones in hand (Lasker's
     /// placement phase, where a player may also slide).
     placements: Option<Placements<'a>>,
-    /// For a side with placements, per slot: what `init` found its exits
-    /// worth, kept for the moment its counter runs out (see [`ExitMemo`]).
-    exit_memo: Option<ExitMemo>,
 }
 
 /// Per slot of a side with stones in hand, the deepest cell among its
@@ -223,6 +220,9 @@ struct Placements<'a> {
     quiet: (SectorIndex<'a>, &'a [u16]),
     /// Where a placement that captures leads (none when it ends the game).
     captures: Option<(SectorIndex<'a>, &'a [u16])>,
+    /// Per slot of the side: what `init` found its exits worth, kept for
+    /// the moment its counter runs out (see [`ExitMemo`]).
+    memo: ExitMemo,
 }
 
 impl Side<'_> {
@@ -413,18 +413,17 @@ impl<'a> Pair<'a> {
                 let chunks = index.slots().div_ceil(CHUNK) as usize;
                 let exits = exit_sectors(w.sector);
                 let captures = exits.capture.map(table).transpose()?;
-                let exit_memo = exits.placement.map(|_| ExitMemo::new(index.slots()));
                 let placements = match exits.placement {
                     None => None,
                     Some(quiet) => Some(Placements {
                         quiet: table(quiet)?,
                         captures: exits.placement_capture.map(table).transpose()?,
+                        memo: ExitMemo::new(index.slots()),
                     }),
                 };
                 Ok(Side {
                     captures,
                     placements,
-                    exit_memo,
                     sector: w.sector,
                     index,
                     cells: w.cells,

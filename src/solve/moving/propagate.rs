@@ -166,7 +166,7 @@ impl Pair<'_> {
             return;
         }
         if cell.fetch_sub(weight, Relaxed) == PENDING | weight {
-            let remembered = side.exit_memo.as_ref().and_then(|memo| memo.get(slot));
+            let remembered = side.placements.as_ref().and_then(|p| p.memo.get(slot));
             let exits = remembered.map(|cell| cell.saturating_sub(1)).unwrap_or_else(|| {
                 let (mover, opponent) =
                     side.index.unrank(slot).expect("pending slots are canonical");
