@@ -774,20 +774,6 @@ impl MoverFrame<'_> {
         self.which == 1
     }
 
-    /// For a plain frame, its slots in order: the slot of the opponent
-    /// set whose compact rank over [`MoverFrame::free`] is `r` is the
-    /// first slot plus `r` (every opponent set is canonical there).
-    #[inline]
-    pub fn plain_first_slot(&self) -> Option<u64> {
-        self.is_plain().then_some(self.base)
-    }
-
-    /// The points free of the frame's canonical mover set.
-    #[inline]
-    pub fn free(&self) -> Bits {
-        self.free
-    }
-
     /// For every point `p` of `targets` (free of the mover and of
     /// `opponent`), into `slots[p]`: the slot of the position with
     /// `opponent` plus `p`, `rank(opponent | 1 << p)`. For a plain frame,

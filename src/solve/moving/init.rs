@@ -174,12 +174,12 @@ impl Pair<'_> {
         });
         let (opponents, stabilisers) = self.ix.set_classes(side.sector.opponent as u32);
         let (classes, slots) = (opponents.len() as u64, side.index.slots());
-        (0..opponents.len()).into_par_iter().for_each_init(Vec::new, |folded, class| {
+        (0..opponents.len()).into_par_iter().for_each(|class| {
             // The caller throws the cells away when it cancels.
             if progress.cancelled() {
                 return;
             }
-            self.init_around(side, opponents[class], stabilisers[class], folded);
+            self.init_around(side, opponents[class], stabilisers[class]);
             let c = class as u64;
             progress.advance(slots * (c + 1) / classes - slots * c / classes);
         });
@@ -187,29 +187,14 @@ impl Pair<'_> {
 
     /// Initialises every state of `side` whose opponent holds the
     /// canonical set `opponent`, fixed by the symmetries in `stabiliser`.
-    /// `folded` is the caller's room for [`Pair::quiet_placements_by_target`].
-    pub(super) fn init_around(
-        &self,
-        side: &Side,
-        opponent: Bits,
-        stabiliser: u32,
-        folded: &mut Vec<QuietPlacements>,
-    ) {
+    pub(super) fn init_around(&self, side: &Side, opponent: Bits, stabiliser: u32) {
         let board = self.v.board();
         let syms = self.ix.symmetries();
         let free = board.all() & !opponent;
         let group = syms.len() as u32;
         let opponent_images = self.images.set(opponent);
         let frames = side.exit_frames(board.removable(opponent), opponent);
-        let by_target = match (&side.placements, &frames.placement_quiet) {
-            (Some(placements), Some(frame)) if frame.is_plain() => {
-                let cells = placements.quiet.1;
-                self.quiet_placements_by_target(frame, cells, opponent, side.sector.mover, folded);
-                true
-            }
-            _ => false,
-        };
-        for_each_subset(free.count_ones(), side.sector.mover as u32, |rank, compact| {
+        for_each_subset(free.count_ones(), side.sector.mover as u32, |_, compact| {
             let mover = deposit_bits(compact, free);
             // Around a symmetric opponent, positions that a symmetry fixing
             // it maps onto each other are one state: take the smallest.
@@ -229,14 +214,8 @@ impl Pair<'_> {
             if let Some(placements) = &side.placements {
                 placements.memo.prefetch(slot);
             }
-            let quiet = by_target.then(|| folded[rank as usize]);
-            let (cell, deepest_exit) = self.init_state(
-                side,
-                &mut CaptureRanks::Frames(&frames),
-                (mover, opponent),
-                orbit,
-                quiet,
-            );
+            let (cell, deepest_exit) =
+                self.init_state(side, &mut CaptureRanks::Frames(&frames), mover, opponent, orbit);
             side.cells[slot as usize].store(cell, Relaxed);
             if let (Some(placements), true) = (&side.placements, cell & PENDING != 0) {
                 placements.memo.store(slot, deepest_exit);
@@ -250,14 +229,13 @@ impl Pair<'_> {
     /// The initial working cell of one state, whose position has `orbit`
     /// images under the symmetries, and the deepest cell among its exits
     /// (of use while the cell is pending); `ranks` ranks its captures.
-    /// `folded`: its quiet placements, when already looked up by target.
     pub(super) fn init_state(
         &self,
         side: &Side,
         ranks: &mut CaptureRanks,
-        (mover, opponent): (Bits, Bits),
+        mover: Bits,
+        opponent: Bits,
         orbit: u32,
-        folded: Option<QuietPlacements>,
     ) -> (u16, u32) {
         let mut captures = Captures::default();
         let (quiet, mut any_move) =
@@ -279,7 +257,7 @@ impl Pair<'_> {
                     &framed
                 }
             };
-            if !self.placement_exits(placements, frames, (mover, opponent), folded, &mut captures) {
+            if !self.placement_exits(placements, frames, mover, opponent, &mut captures) {
                 return (self.decided(1), 0);
             }
         }
@@ -375,14 +353,13 @@ impl Pair<'_> {
     /// Looks up every placement of the mover (all of which leave the
     /// pair) in `out`, ranked by the opponent's `frames`; `false` when one
     /// of them wins at once, by capturing a stone the opponent cannot
-    /// spare. The quiet ones are taken from `folded` when it is given
-    /// (looked up by target).
+    /// spare.
     pub(super) fn placement_exits(
         &self,
         placements: &Placements,
         frames: &ExitFrames,
-        (mover, opponent): (Bits, Bits),
-        folded: Option<QuietPlacements>,
+        mover: Bits,
+        opponent: Bits,
         out: &mut Captures,
     ) -> bool {
         let board = self.v.board();
@@ -394,14 +371,11 @@ impl Pair<'_> {
         for to in points(empty) {
             if removable != 0 && board.closes_mill(mover | 1 << to, to) {
                 closing |= 1 << to;
-            } else if folded.is_none() {
-                out.add(quiet.rank(mover | 1 << to), cells);
+                continue;
             }
+            out.add(quiet.rank(mover | 1 << to), cells);
         }
-        match folded {
-            Some(folded) => out.exits.merge(folded.exits()),
-            None => out.look_up(cells),
-        }
+        out.look_up(cells);
         if closing == 0 {
             return true;
         }
@@ -432,100 +406,6 @@ impl Default for Captures {
     }
 }
 
-impl Pair<'_> {
-    /// The quiet placements (those that close no mill) of every state of
-    /// `side` around the canonical `opponent`, looked up by target, into
-    /// `out`, indexed by the colex rank of the state's mover set among
-    /// the points free of `opponent` (the order of `init_around`'s walk).
-    ///
-    /// Each state has a dozen placements or more, and ranking each one
-    /// costs some 12 ns, the bulk of `init` on a side with stones in
-    /// hand. But where `frame` (the placements' successors, whose mover is
-    /// `opponent`) is plain, those successors are one block of the solved
-    /// sector in colex order of their opponent sets, each of which (a
-    /// target, one stone more than a state) is a placement from each of
-    /// its subsets with one stone less. So the block is read once in
-    /// order, and each target's cell folded into the states it is a
-    /// placement from, their ranks found by adjusting the target's own.
-    pub(super) fn quiet_placements_by_target(
-        &self,
-        frame: &MoverFrame,
-        cells: &[u16],
-        opponent: Bits,
-        stones: u8,
-        out: &mut Vec<QuietPlacements>,
-    ) {
-        let board = self.v.board();
-        let free = frame.free();
-        debug_assert_eq!(free, board.all() & !opponent);
-        let (n, k) = (free.count_ones(), stones as u32);
-        out.clear();
-        out.resize(BINOMIAL.get(n, k) as usize, QuietPlacements::NONE);
-        let first = frame.plain_first_slot().expect("a plain frame") as usize;
-        let block = &cells[first..first + BINOMIAL.get(n, k + 1) as usize];
-        // With no opponent stone on the board, a mill captures nothing:
-        // every placement is quiet.
-        let captures = board.removable(opponent) != 0;
-        for_each_subset(n, k + 1, |rank, target| {
-            let cell = block[rank as usize];
-            let mut stones = deposit_bits(target, free);
-            // The stones of the target that stand in a mill there were
-            // placed closing it: those placements capture.
-            let closing = if captures { board.in_mills(stones) } else { 0 };
-            // The colex rank of the target less its `i`-th stone `t_i`:
-            // the stones below keep their terms `C(t_l, l + 1)`, those
-            // above move down one place, to `C(t_l, l)`.
-            let shifted: u64 =
-                points(target).enumerate().map(|(l, t)| BINOMIAL.get(t as u32, l as u32)).sum();
-            let (mut below, mut shifted_to_i) = (0, 0);
-            for (i, t) in points(target).enumerate() {
-                let (t, i) = (t as u32, i as u32);
-                // The same stone on the board (compact `t`).
-                let point = stones.trailing_zeros();
-                stones &= stones - 1;
-                shifted_to_i += BINOMIAL.get(t, i);
-                if closing >> point & 1 == 0 {
-                    out[(below + shifted - shifted_to_i) as usize].take(cell);
-                }
-                below += BINOMIAL.get(t, i + 1);
-            }
-        });
-    }
-}
-
-/// What a state's quiet placements lead to, folded into 4 bytes (see
-/// [`Pair::quiet_placements_by_target`]), as [`ExitValues`] reads them.
-#[derive(Clone, Copy)]
-pub(super) struct QuietPlacements {
-    /// The fastest win: the least odd cell, `u16::MAX` for none.
-    win: u16,
-    /// The deepest loss (the greatest even cell) with, in its low bit,
-    /// whether some placement draws.
-    loss_draw: u16,
-}
-
-impl QuietPlacements {
-    const NONE: QuietPlacements = QuietPlacements { win: u16::MAX, loss_draw: 0 };
-
-    /// Takes in a placement's successor's cell.
-    #[inline(always)]
-    fn take(&mut self, cell: u16) {
-        let odd = cell & 1 == 1;
-        self.win = self.win.min(if odd { cell } else { u16::MAX });
-        let even = if odd { 0 } else { cell };
-        self.loss_draw = self.loss_draw.max(even) | (self.loss_draw & 1) | (cell == 0) as u16;
-    }
-
-    /// As the exits' values.
-    fn exits(self) -> ExitValues {
-        ExitValues {
-            fastest_win: if self.win == u16::MAX { u32::MAX } else { self.win as u32 },
-            deepest_loss: (self.loss_draw & !1) as u32,
-            can_draw: self.loss_draw & 1 != 0,
-        }
-    }
-}
-
 /// What the exits read so far are worth to the state they leave.
 #[derive(Clone, Copy)]
 pub(super) struct ExitValues {
@@ -545,14 +425,6 @@ impl Default for ExitValues {
 }
 
 impl ExitValues {
-    /// Takes in the values of other exits.
-    #[inline]
-    pub(super) fn merge(&mut self, other: ExitValues) {
-        self.fastest_win = self.fastest_win.min(other.fastest_win);
-        self.deepest_loss = self.deepest_loss.max(other.deepest_loss);
-        self.can_draw |= other.can_draw;
-    }
-
     /// Takes in the cells of `slots`: a successor's loss is a win for this
     /// state, its win a loss, its draw a draw.
     #[inline]

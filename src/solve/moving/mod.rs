@@ -49,7 +49,6 @@
 use super::{Progress, SolveError};
 use crate::index::{
     deposit_bits, for_each_subset, Images, Indexer, MoverFrame, PointImages, Sector, SectorIndex,
-    BINOMIAL,
 };
 use crate::stats::Counts;
 use crate::stats::{add_counts, tally};

@@ -212,7 +212,7 @@ impl Pair<'_> {
             captures.look_up(cells);
         }
         if let (Some(placements), Some(frames)) = (&side.placements, &frames) {
-            self.placement_exits(placements, frames, (mover, opponent), None, &mut captures);
+            self.placement_exits(placements, frames, mover, opponent, &mut captures);
         }
         // Every exit of a lost state wins for the opponent (a drawn one
         // would have kept its counter above zero): even cells, the
