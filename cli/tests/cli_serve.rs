@@ -394,8 +394,14 @@ fn hostile_requests_leave_the_server_answering() {
     let server = Server::start(six());
     let long = "W".repeat(100_000);
     let many_fields = "a ".repeat(5_000);
+    // A target of 100 KB overflows hyper's buffer (64 KiB, which one read
+    // may overrun): hyper refuses it itself with no body, 414 if it read
+    // the line whole, else 431, where the hand-written server answered 414
+    // with a JSON error. A target beyond the 16 KiB limit that fits (the
+    // next one) still gets the server's 414 and its JSON error.
+    let (status, head, body) = server.request("GET", &query_target("six", &long, None));
+    assert!(matches!(status, 414 | 431) && body.is_empty(), "{head}");
     for target in [
-        query_target("six", &long, None),
         query_target("six", &many_fields, None),
         query_target("six", "start", Some(&"a5 ".repeat(2_000))),
         query_target("six", "\0\u{7f}\u{2028}\"\\", None),

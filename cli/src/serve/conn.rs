@@ -1,17 +1,31 @@
-//! HTTP/1.1 on one connection, under limits: the head is parsed by
-//! `httparse` (hyper's parser) from a buffer that never grows past the
-//! limits, every read and write has a deadline, and while a worker
-//! answers, the connection is watched so that a client that goes away
-//! takes its work with it.
+//! HTTP/1.1 on one connection, by hyper, under limits: hyper parses heads
+//! and bodies (chunked ones too) within a buffer that never grows past
+//! [`Limits::buffer`], the request's head must come within
+//! `--request-seconds` (hyper's header timeout) and its body within as
+//! long again, and a reply the client does not take within
+//! `--reply-seconds` closes the connection. While a worker answers, hyper
+//! watches the connection: a client that goes away drops the request,
+//! and with it its work.
 
 use super::http::Reply;
 use super::{api, hosts, Shared};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Body, Bytes, Incoming};
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode, Version};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::time::{timeout_at, Instant};
+use tokio::sync::oneshot;
+use tokio::time::{sleep, timeout, timeout_at, Instant, Sleep};
 
 /// The sizes and times a request must keep to.
 #[derive(Clone, Copy, Debug)]
@@ -20,17 +34,26 @@ pub struct Limits {
     pub line: usize,
     /// Bytes of the header fields together: 431 beyond.
     pub headers: usize,
-    /// Header fields: 431 beyond.
+    /// Header fields: 431 beyond (hyper's own refusal, with no body).
     pub fields: usize,
     /// Bytes of a body: 413 beyond.
     pub body: usize,
-    /// Time to send a request, head and body, from the moment the server
-    /// waits for it: 408 after, or a silent close for a connection that
-    /// sent nothing (an idle keep-alive).
+    /// Time to send a request's head, from the moment the server waits
+    /// for it, and as long again for its body: 408 after, or a silent
+    /// close for a connection that sent nothing (an idle keep-alive).
     pub request: Duration,
     /// Time for the client to take a reply: the connection is closed
     /// after.
     pub reply: Duration,
+}
+
+impl Limits {
+    /// hyper's read buffer: room for a head at both limits, and some. A
+    /// head that does not fit is refused by hyper itself, with a 431 and
+    /// no body.
+    pub fn buffer(&self) -> usize {
+        (self.line + self.headers).next_multiple_of(16 << 10) + (16 << 10)
+    }
 }
 
 /// How much a client may send past what the server reads before it
@@ -38,279 +61,207 @@ pub struct Limits {
 const LINGER_BYTES: usize = 1 << 20;
 const LINGER: Duration = Duration::from_secs(1);
 
-/// What the server needs from a request's head.
-struct Head {
-    method: String,
-    target: String,
-    /// 0 for HTTP/1.0, 1 for HTTP/1.1.
-    version: u8,
-    host: Option<String>,
-    length: u64,
-    keep_alive: bool,
-    fetch_site: Option<String>,
-    origin: Option<String>,
+/// What the server and a connection's requests know of it.
+#[derive(Debug, Default)]
+pub struct State {
+    /// Up while a request is being answered (a connection that is not
+    /// busy may be closed to make room for another).
+    pub busy: AtomicBool,
+    /// Up once the client has sent something since the last request was
+    /// answered: a head that does not come in time is then a 408, not an
+    /// idle keep-alive closed.
+    heard: AtomicBool,
+    /// Up when a reply refused the request before reading it whole: the
+    /// connection lingers after it.
+    refused: AtomicBool,
 }
-
-/// A request the server refuses before reading it whole: the reply, after
-/// which the connection closes.
-type Refusal = Reply;
 
 /// Talks HTTP on `stream` until the client closes, breaks a limit or
-/// goes quiet. `busy` is up while a request is being answered (a
-/// connection that is not busy may be closed to make room for another).
-pub async fn converse(shared: &'static Shared, mut stream: TcpStream, busy: Arc<AtomicBool>) {
+/// goes quiet, or `evicted` fires (its sender dropped).
+pub async fn serve(
+    shared: &'static Shared,
+    stream: TcpStream,
+    state: Arc<State>,
+    evicted: oneshot::Receiver<()>,
+) {
     let limits = shared.limits;
-    let mut buf: Vec<u8> = Vec::with_capacity(1024);
-    loop {
-        let deadline = Instant::now() + limits.request;
-        let (head, used) = match read_head(&mut stream, &mut buf, &limits, deadline).await {
-            Ok(Some(h)) => h,
-            Ok(None) => return,
-            Err(refusal) => return refuse(stream, refusal, &limits, LINGER).await,
-        };
-        busy.store(true, Ordering::Relaxed);
-        buf.drain(..used);
-        if head.length > limits.body as u64 {
-            let message = format!(
-                "the request's body is {} bytes; the most this server takes is {}",
-                head.length, limits.body
-            );
-            return refuse(stream, Reply::error(413, &message), &limits, LINGER).await;
+    let mut io = Io { stream, state: Arc::clone(&state), reply: limits.reply, stalled: None };
+    let ended = {
+        let service_state = Arc::clone(&state);
+        let service = hyper::service::service_fn(move |request| {
+            let state = Arc::clone(&service_state);
+            async move { Ok::<_, Infallible>(respond(shared, &state, request).await) }
+        });
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.request)
+            .max_buf_size(limits.buffer())
+            .max_headers(limits.fields)
+            .title_case_headers(true)
+            .serve_connection(TokioIo::new(&mut io), service);
+        tokio::select! {
+            _ = evicted => return,
+            ended = connection => ended,
         }
-        // Only `POST /api/probe` takes a body; any other is read (within
-        // the limits, so the connection can go on) and dropped.
-        let deadline = Instant::now() + limits.request;
-        let keep = head.method == "POST" && api::takes_body(&head.target);
-        let body = match read_body(&mut stream, &mut buf, head.length, keep, deadline).await {
-            Ok(body) => body,
-            Err(refusal) => return refuse(stream, refusal, &limits, LINGER).await,
-        };
-        let reply = match answer(shared, &head, body, &mut stream, &mut buf, &limits).await {
-            Some(reply) => reply,
-            None => return, // the client has gone
-        };
-        let keep_alive = head.keep_alive && reply.status != 503;
-        let bytes = encode(&reply, head.method == "HEAD", keep_alive);
-        match timeout_at(Instant::now() + limits.reply, stream.write_all(&bytes)).await {
-            Ok(Ok(())) => {}
-            _ => return,
+    };
+    let stream = &mut io.stream;
+    match ended {
+        // hyper's timer ran out on a head begun: the 408 hyper does not send.
+        Err(e) if e.is_timeout() && state.heard.load(Ordering::Relaxed) => {
+            let message =
+                format!("the request was not sent within {} s", limits.request.as_secs_f64());
+            refuse(stream, Reply::error(408, &message), &limits, LINGER).await;
         }
-        busy.store(false, Ordering::Relaxed);
-        if !keep_alive {
-            let _ = stream.shutdown().await;
-            return;
-        }
+        // hyper has answered a head it could not take (400, 414, 431).
+        Err(e) if e.is_parse() => linger(stream, LINGER).await,
+        _ if state.refused.load(Ordering::Relaxed) => linger(stream, LINGER).await,
+        _ => {}
     }
 }
 
-/// Reads until `buf` holds a whole head; the head and its length. `None`
-/// when the client closed, or sent nothing before the deadline.
-async fn read_head(
-    stream: &mut TcpStream,
-    buf: &mut Vec<u8>,
-    limits: &Limits,
-    deadline: Instant,
-) -> Result<Option<(Head, usize)>, Refusal> {
-    loop {
-        if !buf.is_empty() {
-            if let Some(parsed) = parse(buf, limits)? {
-                return Ok(Some(parsed));
-            }
-        }
-        match timeout_at(deadline, read_some(stream, buf)).await {
-            Err(_) if buf.is_empty() => return Ok(None),
-            Err(_) => {
-                return Err(Reply::error(
-                    408,
-                    &format!("the request was not sent within {} s", limits.request.as_secs_f64()),
-                ))
-            }
-            Ok(Ok(0)) | Ok(Err(_)) => return Ok(None),
-            Ok(Ok(_)) => {}
-        }
-    }
+/// The response to one request, its body read whole first.
+async fn respond(
+    shared: &'static Shared,
+    state: &State,
+    request: Request<Incoming>,
+) -> Response<Full<Bytes>> {
+    state.busy.store(true, Ordering::Relaxed);
+    let (head, body) = request.into_parts();
+    let (reply, refused) = match checked(shared, &head, body).await {
+        Ok(body) => (answer(shared, &head, body).await, false),
+        Err(refusal) => (refusal, true),
+    };
+    state.refused.store(refused, Ordering::Relaxed);
+    state.heard.store(false, Ordering::Relaxed);
+    state.busy.store(false, Ordering::Relaxed);
+    // A refusal closes the connection, and so does a busy server.
+    response(reply, refused)
 }
 
-/// Reads what the client sent, 4 KiB at most.
-async fn read_some(stream: &mut TcpStream, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-    let mut chunk = [0u8; 4096];
-    let n = stream.read(&mut chunk).await?;
-    buf.extend_from_slice(&chunk[..n]);
-    Ok(n)
-}
-
-/// The head at the start of `buf`, if whole; a refusal if it breaks a
-/// limit or is not HTTP.
-fn parse(buf: &[u8], limits: &Limits) -> Result<Option<(Head, usize)>, Refusal> {
-    // Empty lines before a request are allowed (RFC 9112, 2.2).
-    let skipped = buf.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
-    let line = buf[skipped..].windows(2).position(|w| w == b"\r\n").map(|p| p + skipped);
-    let line_len = line.unwrap_or(buf.len()) - skipped;
-    if line_len > limits.line {
+/// The body of a request that keeps to the limits on its head and body
+/// (kept only for `POST /api/probe`; any other is read and dropped);
+/// the refusal of one that does not.
+async fn checked(
+    shared: &'static Shared,
+    head: &hyper::http::request::Parts,
+    body: Incoming,
+) -> Result<Vec<u8>, Reply> {
+    let limits = &shared.limits;
+    let target = head.uri.to_string();
+    if head.method.as_str().len() + target.len() + 10 > limits.line {
         return Err(Reply::error(
             414,
             &format!("the request line is longer than {} bytes", limits.line),
         ));
     }
-    let too_many = || {
-        Reply::error(
+    let fields: usize = head.headers.iter().map(|(n, v)| n.as_str().len() + v.len() + 4).sum();
+    if fields > limits.headers || head.headers.len() > limits.fields {
+        return Err(Reply::error(
             431,
             &format!(
                 "the request's header fields are more than {} bytes or {} fields",
                 limits.headers, limits.fields
             ),
+        ));
+    }
+    let too_large = |length: &dyn std::fmt::Display| {
+        Reply::error(
+            413,
+            &format!(
+                "the request's body is {length} bytes; the most this server takes is {}",
+                limits.body
+            ),
         )
     };
-    let mut fields = vec![httparse::EMPTY_HEADER; limits.fields];
-    let mut request = httparse::Request::new(&mut fields);
-    let used = match request.parse(buf) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => {
-            if buf.len() - skipped - line_len > limits.headers {
-                return Err(too_many());
-            }
-            return Ok(None);
-        }
-        Err(httparse::Error::TooManyHeaders) => return Err(too_many()),
-        Err(e) => return Err(Reply::bad_request(&format!("not an HTTP request: {e}"))),
-    };
-    if used - skipped - line_len > limits.headers {
-        return Err(too_many());
+    // From `Content-Length`, at once.
+    let length = body.size_hint().lower();
+    if length > limits.body as u64 {
+        return Err(too_large(&length));
     }
-    let version = request.version.unwrap_or(1);
-    let mut head = Head {
-        method: request.method.unwrap_or("").to_string(),
-        target: request.path.unwrap_or("").to_string(),
-        version,
-        host: None,
-        length: 0,
-        keep_alive: version == 1,
-        fetch_site: None,
-        origin: None,
-    };
-    let mut length: Option<u64> = None;
-    for field in request.headers.iter() {
-        let value = String::from_utf8_lossy(field.value).trim().to_string();
-        let name = field.name.to_ascii_lowercase();
-        match name.as_str() {
-            "host" if head.host.is_some() => {
-                return Err(Reply::bad_request("more than one Host field"))
-            }
-            "host" => head.host = Some(value),
-            "content-length" => {
-                if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-                    return Err(Reply::bad_request(&format!("bad Content-Length '{value}'")));
-                }
-                // A length too large to count is too large to take.
-                let n = value.parse::<u64>().unwrap_or(u64::MAX);
-                if length.is_some_and(|l| l != n) {
-                    return Err(Reply::bad_request("Content-Length fields disagree"));
-                }
-                length = Some(n);
-            }
-            "transfer-encoding" => {
-                return Err(Reply::error(
-                    501,
-                    "Transfer-Encoding is not supported: send a body with Content-Length",
-                ))
-            }
-            "connection" => {
-                for token in value.split(',').map(|t| t.trim().to_ascii_lowercase()) {
-                    match token.as_str() {
-                        "close" => head.keep_alive = false,
-                        "keep-alive" => head.keep_alive = true,
-                        _ => {}
-                    }
-                }
-            }
-            "sec-fetch-site" => head.fetch_site = Some(value),
-            "origin" => head.origin = Some(value),
-            _ => {}
-        }
+    let url = head.uri.path_and_query().map_or("/", |p| p.as_str());
+    let keep = head.method == Method::POST && api::takes_body(url);
+    match timeout(limits.request, read_body(body, limits.body, keep)).await {
+        Err(_) => Err(Reply::error(408, "the request's body was not sent in time")),
+        Ok(Err(BodyError::TooLarge)) => Err(too_large(&format!("more than {}", limits.body))),
+        Ok(Err(BodyError::Broken)) => Err(Reply::bad_request("the request's body ended early")),
+        Ok(Ok(body)) => Ok(body),
     }
-    head.length = length.unwrap_or(0);
-    Ok(Some((head, used)))
 }
 
-/// Reads `length` bytes of body (already held under the body limit),
-/// part of which may be in `buf`: kept when `keep`, else dropped.
-async fn read_body(
-    stream: &mut TcpStream,
-    buf: &mut Vec<u8>,
-    length: u64,
-    keep: bool,
-    deadline: Instant,
-) -> Result<Vec<u8>, Refusal> {
-    let mut body = Vec::new();
-    let mut left = length;
-    let have = (buf.len() as u64).min(left);
-    if keep {
-        body.reserve_exact(length as usize);
-        body.extend_from_slice(&buf[..have as usize]);
-    }
-    buf.drain(..have as usize);
-    left -= have;
-    let mut chunk = [0u8; 8192];
-    while left > 0 {
-        let want = (left as usize).min(chunk.len());
-        match timeout_at(deadline, stream.read(&mut chunk[..want])).await {
-            Err(_) => return Err(Reply::error(408, "the request's body was not sent in time")),
-            Ok(Ok(0)) | Ok(Err(_)) => return Err(Reply::bad_request("the body ended early")),
-            Ok(Ok(n)) => {
-                left -= n as u64;
-                if keep {
-                    body.extend_from_slice(&chunk[..n]);
-                }
+enum BodyError {
+    TooLarge,
+    Broken,
+}
+
+/// The bytes of `body`, up to `limit` (dropped unless `keep`).
+async fn read_body(mut body: Incoming, limit: usize, keep: bool) -> Result<Vec<u8>, BodyError> {
+    let mut kept = Vec::new();
+    let mut read = 0;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| BodyError::Broken)?;
+        if let Ok(data) = frame.into_data() {
+            read += data.len();
+            if read > limit {
+                return Err(BodyError::TooLarge);
+            }
+            if keep {
+                kept.extend_from_slice(&data);
             }
         }
     }
-    Ok(body)
+    Ok(kept)
 }
 
-/// The reply to a whole request, or `None` if the client went away while
-/// a worker was at it (the work is then dropped).
+/// The reply to a whole request: the host and origin checks, then the
+/// route's answer, from a worker or the search thread where it takes one.
+/// hyper drops this future if the client goes away meanwhile, and with it
+/// the request's place in a queue or its share of a search.
 async fn answer(
     shared: &'static Shared,
-    head: &Head,
+    head: &hyper::http::request::Parts,
     body: Vec<u8>,
-    stream: &mut TcpStream,
-    buf: &mut Vec<u8>,
-    limits: &Limits,
-) -> Option<Reply> {
-    if head.version == 1 && head.host.is_none() {
-        return Some(Reply::bad_request("an HTTP/1.1 request must have a Host field"));
+) -> Reply {
+    let field = |name: header::HeaderName| {
+        let mut values = head.headers.get_all(name).iter();
+        let first = values.next().map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_string());
+        (first, values.next().is_some())
+    };
+    let (host, hosts_twice) = field(header::HOST);
+    if hosts_twice {
+        return Reply::bad_request("more than one Host field");
     }
-    if let Some(host) = &head.host {
+    if head.version == Version::HTTP_11 && host.is_none() {
+        return Reply::bad_request("an HTTP/1.1 request must have a Host field");
+    }
+    if let Some(host) = &host {
         if !shared.hosts.allows(host) {
-            return Some(Reply::error(
+            return Reply::error(
                 403,
                 &format!(
                     "this server does not answer for the host '{}'; to reach it by that name, \
                      start it with --allow-host NAME",
                     super::http::printable(host, 100)
                 ),
-            ));
+            );
         }
     }
-    let path = head.target.split('?').next().unwrap_or("");
+    // The target as sent, or, sent whole (`http://host/path`), its path.
+    let url = head.uri.path_and_query().map_or("/", |p| p.as_str());
+    let path = url.split('?').next().unwrap_or("");
+    let (fetch_site, origin) =
+        (field(header::HeaderName::from_static("sec-fetch-site")).0, field(header::ORIGIN).0);
     if path.starts_with("/api")
-        && !hosts::same_origin(
-            head.host.as_deref(),
-            head.fetch_site.as_deref(),
-            head.origin.as_deref(),
-        )
+        && !hosts::same_origin(host.as_deref(), fetch_site.as_deref(), origin.as_deref())
     {
-        return Some(Reply::error(403, "cross-site requests to /api are refused"));
+        return Reply::error(403, "cross-site requests to /api are refused");
     }
-    let (method, url) = (head.method.as_str(), head.target.as_str());
-    let cap = limits.line + limits.headers;
+    let method = head.method.as_str();
     if api::is_query(path) {
-        if let Some(key) = api::search_key(shared.site, url) {
-            let mut waiter = match shared.searches.join(key, method, url) {
-                Ok(w) => w,
-                Err(reply) => return Some(reply),
+        if let Some(key) = api::search_key(&shared.site, url) {
+            return match shared.searches.join(key, method, url) {
+                Ok(mut waiter) => waiter.reply().await,
+                Err(reply) => reply,
             };
-            return watching(waiter.reply(), stream, buf, cap).await;
         }
     }
     let lane = if api::is_table_read(path) {
@@ -318,47 +269,61 @@ async fn answer(
     } else if path.starts_with("/api/") {
         &shared.lookups
     } else {
-        return Some(api::answer(shared.site, method, url, &body));
+        return api::answer(&shared.site, method, url, &body);
     };
     match lane.submit(method, url, body) {
-        Ok(reply) => {
-            let reply =
-                async { reply.await.unwrap_or_else(|_| Reply::error(500, "a worker died")) };
-            watching(reply, stream, buf, cap).await
-        }
-        Err(reply) => Some(reply),
+        Ok(reply) => reply.await.unwrap_or_else(|_| Reply::error(500, "a worker died")),
+        Err(reply) => reply,
     }
 }
 
-/// Waits for `reply` while reading ahead on `stream` (pipelined requests,
-/// kept in `buf` up to `cap` bytes): `None` if the client closes first.
-async fn watching(
-    reply: impl std::future::Future<Output = Reply>,
-    stream: &mut TcpStream,
-    buf: &mut Vec<u8>,
-    cap: usize,
-) -> Option<Reply> {
-    tokio::pin!(reply);
-    loop {
-        tokio::select! {
-            reply = &mut reply => return Some(reply),
-            read = read_some(stream, buf), if buf.len() < cap => match read {
-                Ok(0) | Err(_) => return None,
-                Ok(_) => {}
-            },
-        }
+/// `reply` as hyper sends it (with no body to a `HEAD`); the connection
+/// closes after it if `refused`, or if the server is busy.
+fn response(reply: Reply, refused: bool) -> Response<Full<Bytes>> {
+    let close = refused || reply.status == 503;
+    let status = reply.status;
+    let content_type = reply.content_type;
+    let mut response = Response::new(Full::new(Bytes::from(reply.body)));
+    *response.status_mut() =
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if status == 503 {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     }
+    if close {
+        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
 }
 
-/// Sends `refusal` and closes, reading for up to `linger` what the client
+/// Sends `refusal` on a connection hyper does not hold (one there is no
+/// room for, or one whose head did not come in time, to which hyper sends
+/// nothing) and closes it, reading for up to `linger` what the client
 /// still sends so that it gets the reply rather than a reset.
-pub async fn refuse(mut stream: TcpStream, refusal: Refusal, limits: &Limits, linger: Duration) {
-    let bytes = encode(&refusal, false, false);
-    if timeout_at(Instant::now() + limits.reply, stream.write_all(&bytes)).await.is_err() {
-        return;
+pub async fn refuse(stream: &mut TcpStream, refusal: Reply, limits: &Limits, linger_for: Duration) {
+    let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut bytes = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\
+         X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n{}\r\n",
+        refusal.content_type,
+        refusal.body.len(),
+        if refusal.status == 503 { "Retry-After: 1\r\n" } else { "" },
+    )
+    .into_bytes();
+    bytes.extend_from_slice(&refusal.body);
+    if timeout(limits.reply, stream.write_all(&bytes)).await.is_ok() {
+        linger(stream, linger_for).await;
     }
+}
+
+/// Closes the sending side, then reads for up to `within` what the client
+/// still sends.
+async fn linger(stream: &mut TcpStream, within: Duration) {
     let _ = stream.shutdown().await;
-    let deadline = Instant::now() + linger;
+    let deadline = Instant::now() + within;
     let mut drained = 0;
     let mut chunk = [0u8; 8192];
     while drained < LINGER_BYTES {
@@ -369,83 +334,83 @@ pub async fn refuse(mut stream: TcpStream, refusal: Refusal, limits: &Limits, li
     }
 }
 
-/// The reply on the wire.
-pub fn encode(reply: &Reply, head_only: bool, keep_alive: bool) -> Vec<u8> {
-    let mut out = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\
-         X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: {}\r\n",
-        reply.status,
-        reason(reply.status),
-        reply.content_type,
-        reply.body.len(),
-        if keep_alive { "keep-alive" } else { "close" },
-    );
-    if reply.status == 503 {
-        out.push_str("Retry-After: 1\r\n");
-    }
-    out.push_str("\r\n");
-    let mut out = out.into_bytes();
-    if !head_only {
-        out.extend_from_slice(&reply.body);
-    }
-    out
+/// The connection as hyper reads and writes it: what it reads marks the
+/// connection heard, and a write that cannot go on for `reply` (the
+/// client takes nothing) fails.
+struct Io {
+    stream: TcpStream,
+    state: Arc<State>,
+    reply: Duration,
+    /// Running from the first write that had to wait until the next flush.
+    stalled: Option<Pin<Box<Sleep>>>,
 }
 
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        408 => "Request Timeout",
-        413 => "Content Too Large",
-        414 => "URI Too Long",
-        431 => "Request Header Fields Too Large",
-        500 => "Internal Server Error",
-        501 => "Not Implemented",
-        503 => "Service Unavailable",
-        _ => "",
+impl Io {
+    /// `result`, or a time-out once writes have waited for `reply`.
+    fn deadline<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        result: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        if result.is_pending() {
+            let reply = self.reply;
+            let timer = self.stalled.get_or_insert_with(|| Box::pin(sleep(reply)));
+            if timer.as_mut().poll(cx).is_ready() {
+                let e = io::Error::new(io::ErrorKind::TimedOut, "the client took no reply");
+                return Poll::Ready(Err(e));
+            }
+        }
+        result
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn limits() -> Limits {
-        Limits {
-            line: 100,
-            headers: 200,
-            fields: 8,
-            body: 1000,
-            request: Duration::from_secs(1),
-            reply: Duration::from_secs(1),
+impl AsyncRead for Io {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let result = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.state.heard.store(true, Ordering::Relaxed);
         }
+        result
+    }
+}
+
+impl AsyncWrite for Io {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let result = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.deadline(cx, result)
     }
 
-    fn status(bytes: &[u8]) -> Option<u16> {
-        match parse(bytes, &limits()) {
-            Ok(Some(_)) => Some(200),
-            Ok(None) => None,
-            Err(reply) => Some(reply.status),
-        }
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let result = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.deadline(cx, result)
     }
 
-    #[test]
-    fn heads_are_held_to_the_limits() {
-        assert_eq!(status(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"), Some(200));
-        assert_eq!(status(b"GET / HTTP/1.1\r\nHost: a\r\n"), None);
-        assert_eq!(status(format!("GET /{} HTTP/1.1", "a".repeat(100)).as_bytes()), Some(414));
-        let fat = format!("GET / HTTP/1.1\r\nX: {}\r\n", "a".repeat(300));
-        assert_eq!(status(fat.as_bytes()), Some(431));
-        let many = format!("GET / HTTP/1.1\r\n{}\r\n", "X: 1\r\n".repeat(9));
-        assert_eq!(status(many.as_bytes()), Some(431));
-        assert_eq!(status(b"\x00\x01 / HTTP/1.1\r\n\r\n"), Some(400));
-        let huge = b"GET / HTTP/1.1\r\nContent-Length: 18446744073709551616\r\n\r\n";
-        let (head, _) = parse(huge, &limits()).unwrap().unwrap();
-        assert_eq!(head.length, u64::MAX);
-        assert_eq!(status(b"GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n"), Some(400));
-        assert_eq!(status(b"GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"), Some(501));
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let result = Pin::new(&mut self.stream).poll_flush(cx);
+        if result.is_ready() {
+            self.stalled = None;
+        }
+        result
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 }

@@ -1,9 +1,11 @@
 //! Where the work of answering goes, away from the thread that talks
 //! HTTP: a pool of workers for table lookups and listings, one thread for
-//! whole-table reads, and one for placement searches. Each has a bounded
-//! queue; a request that finds it full is answered 503 at once. Work whose
-//! client has gone is dropped before it starts, and a search whose every
-//! client has gone is stopped.
+//! whole-table reads, and one for placement searches. One model for all
+//! three: threads that take work from a bounded [`Queue`] (a request that
+//! finds it full is answered 503 at once) and hand each answer back by a
+//! `oneshot` channel, whose other end the connection drops when its client
+//! goes. Work whose client has gone is dropped before it starts, and a
+//! search whose every client has gone is stopped.
 
 use super::api;
 use super::http::{printable, Reply};
@@ -13,9 +15,64 @@ use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::oneshot;
+
+/// Work waiting for threads, at most `capacity` items; `waiting` is up
+/// while any waits (the search thread yields to it).
+pub struct Queue<T> {
+    items: Mutex<VecDeque<T>>,
+    ready: Condvar,
+    capacity: usize,
+    waiting: Arc<AtomicBool>,
+}
+
+impl<T> Queue<T> {
+    pub fn new(capacity: usize) -> Queue<T> {
+        Queue {
+            items: Mutex::new(VecDeque::new()),
+            ready: Condvar::new(),
+            capacity,
+            waiting: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, VecDeque<T>> {
+        self.items.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds `item` at the back; `Err(item)` when the queue is full.
+    fn push(&self, item: T) -> Result<(), T> {
+        let mut items = self.lock();
+        if items.len() >= self.capacity {
+            return Err(item);
+        }
+        items.push_back(item);
+        self.waiting.store(true, Ordering::Relaxed);
+        self.ready.notify_one();
+        Ok(())
+    }
+
+    /// The item at the front, waiting for one.
+    fn pop(&self) -> T {
+        let mut items = self.lock();
+        loop {
+            if let Some(item) = items.pop_front() {
+                self.waiting.store(!items.is_empty(), Ordering::Relaxed);
+                return item;
+            }
+            items = self.ready.wait(items).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Drops the items `keep` says no to.
+    fn retain(&self, keep: impl FnMut(&T) -> bool) {
+        let mut items = self.lock();
+        items.retain(keep);
+        self.waiting.store(!items.is_empty(), Ordering::Relaxed);
+    }
+}
 
 /// A request for a worker, and where its answer goes: a client that has
 /// gone has dropped the other end, which the worker sees.
@@ -29,33 +86,30 @@ struct Job {
 
 /// A queue and the threads that take from it.
 pub struct Lane {
-    queue: mpsc::SyncSender<Job>,
+    queue: Queue<Job>,
     what: &'static str,
-    capacity: usize,
 }
 
 impl Lane {
-    /// `threads` threads, each answering with the function `worker()`
-    /// makes on it; at most `capacity` requests wait.
-    pub fn start<W>(
-        what: &'static str,
-        threads: usize,
-        capacity: usize,
-        worker: impl Fn() -> W + Send + Sync + 'static,
-    ) -> Lane
+    /// A lane whose queue holds `capacity` requests; no thread takes
+    /// them before [`Lane::start`].
+    pub fn new(what: &'static str, capacity: usize) -> Lane {
+        Lane { queue: Queue::new(capacity), what }
+    }
+
+    /// Starts `threads` threads, each answering with the function
+    /// `worker()` makes on it.
+    pub fn start<W>(&'static self, threads: usize, worker: impl Fn() -> W + Send + Sync + 'static)
     where
         W: FnMut(&str, &str, &[u8]) -> Reply,
     {
-        let (queue, jobs) = mpsc::sync_channel::<Job>(capacity);
-        let jobs = Arc::new(Mutex::new(jobs));
         let worker = Arc::new(worker);
         for _ in 0..threads.max(1) {
-            let (jobs, worker) = (Arc::clone(&jobs), Arc::clone(&worker));
+            let worker = Arc::clone(&worker);
             std::thread::spawn(move || {
                 let mut answer = worker();
                 loop {
-                    let next = jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok(job) = next else { return };
+                    let job = self.queue.pop();
                     if job.reply.is_closed() {
                         continue; // its client has gone
                     }
@@ -65,7 +119,6 @@ impl Lane {
                 }
             });
         }
-        Lane { queue, what, capacity }
     }
 
     /// Queues a request; 503 if the queue is full.
@@ -77,9 +130,9 @@ impl Lane {
     ) -> Result<oneshot::Receiver<Reply>, Reply> {
         let (reply, answer) = oneshot::channel();
         let job = Job { method: method.to_string(), url: url.to_string(), body, reply };
-        match self.queue.try_send(job) {
+        match self.queue.push(job) {
             Ok(()) => Ok(answer),
-            Err(_) => Err(busy(self.what, self.capacity)),
+            Err(_) => Err(busy(self.what, self.queue.capacity)),
         }
     }
 }
@@ -154,13 +207,13 @@ fn panic_text(panic: &(dyn Any + Send)) -> String {
     }
 }
 
-/// The pool answering lookups (`/api/query` from tables, `/api/probe`)
-/// and listings:
-/// `threads` workers, each with its own queries on the shared tables. A
-/// lookup that needs a search after all (a move into a sector without a
-/// table) gets a small transposition table and `seconds`.
-pub fn lookups(site: &'static api::Site, threads: usize, capacity: usize, seconds: u64) -> Lane {
-    Lane::start("requests", threads, capacity, move || {
+/// Starts the pool answering lookups (`/api/query` from tables,
+/// `/api/probe`) and listings on `lane`: `threads` workers, each with its
+/// own queries on the shared tables. A lookup that needs a search after
+/// all (a move into a sector without a table) gets a small transposition
+/// table and `seconds`.
+pub fn start_lookups(lane: &'static Lane, site: &'static api::Site, threads: usize, seconds: u64) {
+    lane.start(threads, move || {
         let options = SearchOptions { transposition_bytes: 4 << 20, ..SearchOptions::default() };
         let mut queries = api::Queries::new(site, options);
         move |method: &str, url: &str, body: &[u8]| {
@@ -182,10 +235,10 @@ pub fn lookups(site: &'static api::Site, threads: usize, capacity: usize, second
     })
 }
 
-/// The thread reading whole tables (`/api/distances`: seconds for nine's
-/// largest sectors), remembering each answer.
-pub fn reads(site: &'static api::Site, capacity: usize) -> Lane {
-    Lane::start("table reads", 1, capacity, move || {
+/// Starts the thread reading whole tables (`/api/distances`: seconds for
+/// nine's largest sectors) on `lane`, remembering each answer.
+pub fn start_reads(lane: &'static Lane, site: &'static api::Site) {
+    lane.start(1, move || {
         lower_priority();
         let mut reads = api::Reads::new(site);
         move |method: &str, url: &str, _body: &[u8]| {
@@ -221,14 +274,15 @@ struct SearchJob {
     stop: Arc<AtomicBool>,
     /// When its time is up, set when it first runs.
     deadline: Mutex<Option<Instant>>,
-    done: watch::Sender<Option<Reply>>,
 }
 
-struct Hub {
-    /// Searches queued or running, by position, and how many requests
-    /// wait for each.
-    jobs: HashMap<Key, (Arc<SearchJob>, usize)>,
-    queue: VecDeque<Arc<SearchJob>>,
+/// A search queued or running, and the requests that wait for it.
+struct Shares {
+    job: Arc<SearchJob>,
+    /// How many requests wait (a request that goes drops its count).
+    waiters: usize,
+    /// Where the answer goes, one end per request.
+    replies: Vec<oneshot::Sender<Reply>>,
 }
 
 /// The search thread and its queue of distinct positions. The thread
@@ -237,10 +291,10 @@ struct Hub {
 /// transposition table, so it goes on where it was), so that a quick
 /// search (a late placement position) is not stuck behind a long one.
 pub struct Searches {
-    hub: Mutex<Hub>,
-    ready: Condvar,
-    /// Up while a search waits in the queue.
-    others: Arc<AtomicBool>,
+    /// Searches queued or running, by position (locked before `queue`).
+    jobs: Mutex<HashMap<Key, Shares>>,
+    queue: Queue<Arc<SearchJob>>,
+    /// Distinct searches that may wait beside the one running.
     capacity: usize,
 }
 
@@ -252,32 +306,31 @@ const SLICE: Duration = Duration::from_millis(20);
 pub struct Waiter {
     searches: &'static Searches,
     job: Arc<SearchJob>,
-    done: watch::Receiver<Option<Reply>>,
+    reply: oneshot::Receiver<Reply>,
 }
 
 impl Searches {
+    /// Searches of which at most `capacity` distinct positions wait; none
+    /// runs before [`Searches::start`].
+    pub fn new(capacity: usize) -> Searches {
+        Searches { jobs: Mutex::new(HashMap::new()), queue: Queue::new(usize::MAX), capacity }
+    }
+
     /// Starts the search thread: one search at a time, each under
     /// `seconds` from when it first runs, with one transposition table of
-    /// `options` for all variants; at most `capacity` distinct positions
-    /// wait.
+    /// `options` for all variants.
     pub fn start(
+        &'static self,
         site: &'static api::Site,
         options: SearchOptions,
         seconds: u64,
-        capacity: usize,
         throttle: Option<Duration>,
-    ) -> &'static Searches {
-        let searches: &'static Searches = Box::leak(Box::new(Searches {
-            hub: Mutex::new(Hub { jobs: HashMap::new(), queue: VecDeque::new() }),
-            ready: Condvar::new(),
-            others: Arc::new(AtomicBool::new(false)),
-            capacity,
-        }));
+    ) {
         std::thread::spawn(move || {
             lower_priority();
             let mut queries = api::Queries::new(site, options);
             loop {
-                let job = searches.next();
+                let job = self.queue.pop();
                 if job.stop.load(Ordering::Relaxed) {
                     continue; // every client has gone
                 }
@@ -289,7 +342,7 @@ impl Searches {
                 let budget = Budget {
                     stop: Some(Arc::clone(&job.stop)),
                     deadline: Some(deadline),
-                    yield_to: Some((Arc::clone(&searches.others), Instant::now() + SLICE)),
+                    yield_to: Some((Arc::clone(&self.queue.waiting), Instant::now() + SLICE)),
                     throttle,
                 };
                 let (reply, panicked) = budgeted(&job.url, budget.clone(), seconds, || {
@@ -305,62 +358,53 @@ impl Searches {
                     && !job.stop.load(Ordering::Relaxed)
                     && budget.exceeded().is_some();
                 if paused {
-                    searches.requeue(job);
+                    self.requeue(job);
                     continue;
                 }
                 if job.stop.load(Ordering::Relaxed) {
                     continue;
                 }
                 log_failure(&job.url, &reply);
-                searches.finish(&job);
-                job.done.send_replace(Some(reply));
+                self.finish(&job, reply);
             }
         });
-        searches
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Hub> {
-        self.hub.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn next(&self) -> Arc<SearchJob> {
-        let mut hub = self.lock();
-        loop {
-            if let Some(job) = hub.queue.pop_front() {
-                self.others.store(!hub.queue.is_empty(), Ordering::Relaxed);
-                return job;
-            }
-            hub = self.ready.wait(hub).unwrap_or_else(|e| e.into_inner());
-        }
+    fn lock(&self) -> MutexGuard<'_, HashMap<Key, Shares>> {
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A paused search back in the queue, unless every client has gone.
     fn requeue(&self, job: Arc<SearchJob>) {
-        let mut hub = self.lock();
-        if hub.jobs.get(&job.key).is_some_and(|(j, _)| Arc::ptr_eq(j, &job)) {
-            hub.queue.push_back(job);
+        let jobs = self.lock();
+        if jobs.get(&job.key).is_some_and(|s| Arc::ptr_eq(&s.job, &job)) {
+            let _ = self.queue.push(job);
         }
     }
 
-    fn finish(&self, job: &Arc<SearchJob>) {
-        let mut hub = self.lock();
-        if hub.jobs.get(&job.key).is_some_and(|(j, _)| Arc::ptr_eq(j, job)) {
-            hub.jobs.remove(&job.key);
+    /// The search's answer to every request that waits for it.
+    fn finish(&self, job: &Arc<SearchJob>, reply: Reply) {
+        let mut jobs = self.lock();
+        if jobs.get(&job.key).is_some_and(|s| Arc::ptr_eq(&s.job, job)) {
+            let shares = jobs.remove(&job.key).expect("just seen");
+            for waiting in shares.replies {
+                let _ = waiting.send(reply.clone());
+            }
         }
     }
 
     /// A share of the search for `key`, joining one queued or running;
     /// 503 if a new search finds the queue full.
     pub fn join(&'static self, key: Key, method: &str, url: &str) -> Result<Waiter, Reply> {
-        let mut hub = self.lock();
-        if let Some((job, waiters)) = hub.jobs.get_mut(&key) {
-            *waiters += 1;
-            let job = Arc::clone(job);
-            let done = job.done.subscribe();
-            return Ok(Waiter { searches: self, job, done });
+        let mut jobs = self.lock();
+        let (sender, reply) = oneshot::channel();
+        if let Some(shares) = jobs.get_mut(&key) {
+            shares.waiters += 1;
+            shares.replies.push(sender);
+            return Ok(Waiter { searches: self, job: Arc::clone(&shares.job), reply });
         }
         // The search running and those waiting: all but one wait.
-        if hub.jobs.len() > self.capacity {
+        if jobs.len() > self.capacity {
             return Err(Reply::error(
                 503,
                 &format!(
@@ -369,49 +413,44 @@ impl Searches {
                 ),
             ));
         }
-        let (done, receiver) = watch::channel(None);
         let job = Arc::new(SearchJob {
             key: key.clone(),
             method: method.to_string(),
             url: url.to_string(),
             stop: Arc::new(AtomicBool::new(false)),
             deadline: Mutex::new(None),
-            done,
         });
-        hub.jobs.insert(key, (Arc::clone(&job), 1));
-        hub.queue.push_back(Arc::clone(&job));
-        self.others.store(true, Ordering::Relaxed);
-        self.ready.notify_one();
-        Ok(Waiter { searches: self, job, done: receiver })
+        jobs.insert(key, Shares { job: Arc::clone(&job), waiters: 1, replies: vec![sender] });
+        let _ = self.queue.push(Arc::clone(&job));
+        Ok(Waiter { searches: self, job, reply })
     }
 }
 
 impl Waiter {
     /// The search's answer, once there is one.
     pub async fn reply(&mut self) -> Reply {
-        match self.done.wait_for(Option::is_some).await {
-            Ok(reply) => reply.clone().expect("waited for"),
-            Err(_) => Reply::error(500, "the search thread has stopped"),
-        }
+        (&mut self.reply)
+            .await
+            .unwrap_or_else(|_| Reply::error(500, "the search thread has stopped"))
     }
 }
 
 impl Drop for Waiter {
     fn drop(&mut self) {
-        let mut hub = self.searches.lock();
+        let mut jobs = self.searches.lock();
         let key = &self.job.key;
-        let last = match hub.jobs.get_mut(key) {
-            Some((job, waiters)) if Arc::ptr_eq(job, &self.job) => {
-                *waiters -= 1;
-                *waiters == 0
+        let last = match jobs.get_mut(key) {
+            Some(shares) if Arc::ptr_eq(&shares.job, &self.job) => {
+                shares.waiters -= 1;
+                shares.waiters == 0
             }
             // Finished: nothing to stop.
             _ => false,
         };
         if last {
-            hub.jobs.remove(key);
-            hub.queue.retain(|j| !Arc::ptr_eq(j, &self.job));
+            jobs.remove(key);
             self.job.stop.store(true, Ordering::Relaxed);
+            self.searches.queue.retain(|j| !Arc::ptr_eq(j, &self.job));
         }
     }
 }

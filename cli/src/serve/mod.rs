@@ -1,14 +1,15 @@
 //! `morris serve`: a board page and a JSON API over a database directory,
 //! from the same binary, safe to share with clients that misbehave.
 //!
-//! One thread talks HTTP on every connection (tokio, a task per
-//! connection; [`conn`]) and never computes an answer: table lookups and
-//! listings go to a pool of workers, whole-table reads to a thread of
-//! their own, placement searches to the search thread ([`lanes`]), each
-//! behind a bounded queue. Every limit has a status: 408 for a request
-//! not sent in time, 413 for a body too large, 414 for a request line too
-//! long, 431 for header fields too large or too many, 503 for a full
-//! queue, for no room for another connection, or for a search out of time.
+//! One thread talks HTTP on every connection (a tokio event loop that
+//! accepts them, and hyper on each, a task per connection; [`conn`]) and
+//! never computes an answer: table lookups and listings go to a pool of
+//! workers, whole-table reads to a thread of their own, placement searches
+//! to the search thread ([`lanes`]), each behind a bounded queue. Every
+//! limit has a status: 408 for a request not sent in time, 413 for a body
+//! too large, 414 for a request line too long, 431 for header fields too
+//! large or too many, 503 for a full queue, for no room for another
+//! connection, or for a search out of time.
 
 mod api;
 mod conn;
@@ -27,10 +28,10 @@ use morris::variant::{Variant, VARIANT_NAMES};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::Notify;
+use tokio::sync::oneshot;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -97,14 +98,17 @@ pub struct Args {
     test_search_throttle_ms: Option<u64>,
 }
 
-/// What every connection shares.
+/// What every connection shares: made once, and never freed (the server
+/// runs until the process ends), so that connections and threads borrow
+/// it.
 pub struct Shared {
-    site: &'static api::Site,
+    site: api::Site,
     hosts: hosts::Hosts,
     limits: Limits,
+    connections: Connections,
     lookups: lanes::Lane,
     reads: lanes::Lane,
-    searches: &'static lanes::Searches,
+    searches: lanes::Searches,
 }
 
 /// Serves every known variant from `db_dir`, each under its own rules or
@@ -124,8 +128,7 @@ pub fn run(db_dir: &Path, rules: RuleOptions, args: &Args, out: &mut impl Write)
         request: seconds(args.request_seconds, "--request-seconds")?,
         reply: seconds(args.reply_seconds, "--reply-seconds")?,
     };
-    let site: &'static api::Site =
-        Box::leak(Box::new(api::Site::new(databases(db_dir, rules)?, args.tie_break)));
+    let site = api::Site::new(databases(db_dir, rules)?, args.tie_break);
     let listener = std::net::TcpListener::bind(&args.bind)
         .with_context(|| format!("cannot listen on {}", args.bind))?;
     listener.set_nonblocking(true).context("a non-blocking socket")?;
@@ -138,21 +141,20 @@ pub fn run(db_dir: &Path, rules: RuleOptions, args: &Args, out: &mut impl Write)
         transposition_bytes: args.transposition_mib << 20,
         ..SearchOptions::default()
     };
+    let queue = args.queue.max(1);
     let shared: &'static Shared = Box::leak(Box::new(Shared {
         site,
         hosts: hosts::Hosts::new(bound, &args.allow_host),
         limits,
-        lookups: lanes::lookups(site, workers, args.queue.max(1), args.search_seconds),
-        reads: lanes::reads(site, args.queue.max(1)),
-        searches: lanes::Searches::start(
-            site,
-            options,
-            args.search_seconds,
-            args.queue.max(1),
-            args.test_search_throttle_ms.map(Duration::from_millis),
-        ),
+        connections: Connections::new(connection_cap(args.max_connections)),
+        lookups: lanes::Lane::new("requests", queue),
+        reads: lanes::Lane::new("table reads", queue),
+        searches: lanes::Searches::new(queue),
     }));
-    let connections = Connections::new(connection_cap(args.max_connections));
+    lanes::start_lookups(&shared.lookups, &shared.site, workers, args.search_seconds);
+    lanes::start_reads(&shared.reads, &shared.site);
+    let throttle = args.test_search_throttle_ms.map(Duration::from_millis);
+    shared.searches.start(&shared.site, options, args.search_seconds, throttle);
     let url = format!("http://{bound}/");
     // Tests and scripts read this line to learn the port.
     writeln!(out, "morris serve: {} on {url}", db_dir.display())?;
@@ -167,7 +169,7 @@ pub fn run(db_dir: &Path, rules: RuleOptions, args: &Args, out: &mut impl Write)
     runtime.block_on(async move {
         let listener =
             tokio::net::TcpListener::from_std(listener).context("listening with tokio")?;
-        accept(listener, shared, connections).await
+        accept(listener, shared).await
     })
 }
 
@@ -204,14 +206,10 @@ fn connection_cap(asked: usize) -> usize {
 
 /// Takes connections for ever; an error taking one (out of files, most
 /// likely) is reported and waited out, never the end of the server.
-async fn accept(
-    listener: tokio::net::TcpListener,
-    shared: &'static Shared,
-    connections: &'static Connections,
-) -> Result<()> {
+async fn accept(listener: tokio::net::TcpListener, shared: &'static Shared) -> Result<()> {
     let mut last_report: Option<Instant> = None;
     loop {
-        let stream = match listener.accept().await {
+        let mut stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) => {
                 if last_report.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
@@ -223,15 +221,11 @@ async fn accept(
             }
         };
         let _ = stream.set_nodelay(true);
-        match connections.admit() {
-            Some(slot) => {
+        match shared.connections.admit() {
+            Some((held, evicted)) => {
                 tokio::spawn(async move {
-                    let close = Arc::clone(&slot.close);
-                    tokio::select! {
-                        _ = close.notified() => {}
-                        _ = conn::converse(shared, stream, Arc::clone(&slot.busy)) => {}
-                    }
-                    drop(slot);
+                    conn::serve(shared, stream, Arc::clone(&held.state), evicted).await;
+                    drop(held);
                 });
             }
             None => {
@@ -241,7 +235,9 @@ async fn accept(
                 );
                 // A short linger: these connections hold files outside the cap.
                 let linger = Duration::from_millis(200);
-                tokio::spawn(conn::refuse(stream, reply, &shared.limits, linger));
+                tokio::spawn(async move {
+                    conn::refuse(&mut stream, reply, &shared.limits, linger).await
+                });
             }
         }
     }
@@ -249,55 +245,50 @@ async fn accept(
 
 /// The connections open, oldest first, and the most there may be.
 struct Connections {
-    open: Mutex<(u64, BTreeMap<u64, Arc<Slot>>)>,
+    open: Mutex<(u64, BTreeMap<u64, Slot>)>,
     cap: usize,
 }
 
-/// A connection's place: whether it is answering a request, and a bell
-/// that closes it.
+/// A connection's place: what it tells of itself (whether it is
+/// answering a request), and the sender whose drop closes it.
 struct Slot {
-    busy: Arc<AtomicBool>,
-    close: Arc<Notify>,
+    state: Arc<conn::State>,
+    _close: oneshot::Sender<()>,
 }
 
 /// A slot held by a connection task; given back when dropped.
 struct Held {
     connections: &'static Connections,
     id: u64,
-    busy: Arc<AtomicBool>,
-    close: Arc<Notify>,
+    state: Arc<conn::State>,
 }
 
 impl Connections {
-    fn new(cap: usize) -> &'static Connections {
-        Box::leak(Box::new(Connections { open: Mutex::new((0, BTreeMap::new())), cap }))
+    fn new(cap: usize) -> Connections {
+        Connections { open: Mutex::new((0, BTreeMap::new())), cap }
     }
 
-    /// A slot for a new connection: when all are taken, the oldest
-    /// connection not answering a request (an idle keep-alive, or a
-    /// client still sending) is closed to make room; `None` when every
-    /// connection is busy.
-    fn admit(&'static self) -> Option<Held> {
+    /// A slot for a new connection, and what fires when it is to close:
+    /// when all are taken, the oldest connection not answering a request
+    /// (an idle keep-alive, or a client still sending its head) is closed
+    /// to make room; `None` when every connection is busy.
+    fn admit(&'static self) -> Option<(Held, oneshot::Receiver<()>)> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if open.1.len() >= self.cap {
-            let idle =
-                open.1.iter().find(|(_, s)| !s.busy.load(Ordering::Relaxed)).map(|(&id, _)| id);
-            let slot = open.1.remove(&idle?)?;
-            slot.close.notify_one();
+            let idle = open
+                .1
+                .iter()
+                .find(|(_, s)| !s.state.busy.load(Ordering::Relaxed))
+                .map(|(&id, _)| id);
+            // Dropping its slot drops the sender: the connection closes.
+            open.1.remove(&idle?)?;
         }
         open.0 += 1;
         let id = open.0;
-        let slot = Arc::new(Slot {
-            busy: Arc::new(AtomicBool::new(false)),
-            close: Arc::new(Notify::new()),
-        });
-        open.1.insert(id, Arc::clone(&slot));
-        Some(Held {
-            connections: self,
-            id,
-            busy: Arc::clone(&slot.busy),
-            close: Arc::clone(&slot.close),
-        })
+        let state = Arc::new(conn::State::default());
+        let (close, evicted) = oneshot::channel();
+        open.1.insert(id, Slot { state: Arc::clone(&state), _close: close });
+        Some((Held { connections: self, id, state }, evicted))
     }
 }
 
