@@ -454,3 +454,22 @@ impl Drop for Waiter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_queue_holds_its_capacity_in_order_and_says_when_work_waits() {
+        let queue = Queue::new(2);
+        assert!(!queue.waiting.load(Ordering::Relaxed));
+        assert_eq!((queue.push(1), queue.push(2), queue.push(3)), (Ok(()), Ok(()), Err(3)));
+        assert!(queue.waiting.load(Ordering::Relaxed));
+        assert_eq!(queue.pop(), 1);
+        assert!(queue.waiting.load(Ordering::Relaxed));
+        queue.retain(|&i| i != 2);
+        assert!(!queue.waiting.load(Ordering::Relaxed));
+        assert_eq!(queue.push(4), Ok(()));
+        assert_eq!(queue.pop(), 4);
+    }
+}
