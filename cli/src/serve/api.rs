@@ -440,8 +440,9 @@ enum ProbeItem<'a> {
 /// The strings of a JSON list of strings, read by serde_json (the body
 /// comes from any client), or what is wrong with it: in the words of the
 /// hand-written reader this replaced where the list itself is broken
-/// (clients and tests know them), else serde_json's message with its
-/// line and column. serde_json's error codes are private, so its
+/// (clients and tests know them; the byte named is now the one at fault,
+/// where that reader named the one after it), else serde_json's message
+/// with its line and column. serde_json's error codes are private, so its
 /// messages are matched as text; `a_bad_probe_body_says_what_is_wrong_and_where`
 /// pins every one, and a serde_json that words them otherwise fails it.
 fn json_strings(body: &[u8]) -> Result<Vec<String>, String> {
