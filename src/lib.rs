@@ -62,6 +62,7 @@ pub mod game;
 pub mod hints;
 pub mod huge;
 pub mod probe;
+pub mod progress;
 pub mod query;
 pub mod rng;
 pub mod search;
