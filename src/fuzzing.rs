@@ -170,9 +170,13 @@ pub fn table(data: &[u8]) -> bool {
         })
     };
     if opened.is_ok() {
-        let (_, _, encoded, len) = decoded.as_ref().expect("a table that opens has a header");
+        let (rules, sector, encoded, len) = decoded.as_ref().expect("a table that opens has one");
         let again = decode_for_fuzzing(encoded).expect("an encoded header decodes");
-        assert_eq!(&again, decoded.as_ref().unwrap(), "the header encodes to another one");
+        assert_eq!(again, (rules.clone(), sector.clone(), encoded.clone(), encoded.len()));
+        // Bincode's varints decode from longer forms than they encode to
+        // (`fuzz/corpus/table/regression-long-varint`), so only a file
+        // whose checksums were written with its header, not repaired
+        // here, must hold the header's own encoding.
         if !repaired {
             assert_eq!(&encoded[..], &bytes[..*len], "the header encodes to other bytes");
         }
