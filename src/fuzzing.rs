@@ -219,7 +219,8 @@ pub fn checkpoint(data: &[u8]) -> bool {
         if header.mismatch(&expected).is_some() || expected.slots.iter().sum::<u64>() > MAX_SLOTS {
             return false;
         }
-        let mut maps: Vec<Vec<u8>> = expected.slots.iter().map(|&s| vec![0; 2 * s as usize]).collect();
+        let mut maps: Vec<Vec<u8>> =
+            expected.slots.iter().map(|&s| vec![0; 2 * s as usize]).collect();
         return db.resume_point(pair, data, &mut maps).is_ok();
     }
     // Named nothing there is: the reason why, in words, all the same.

@@ -400,9 +400,7 @@ pub(crate) fn decode_for_fuzzing(bytes: &[u8]) -> Option<(String, String, Vec<u8
 /// the offsets say it is), so that the fuzzer gets past them to the
 /// offsets, the lengths and the blocks.
 pub(crate) fn repair_checksums_for_fuzzing(bytes: &mut [u8]) {
-    let Ok((header, len)) =
-        bincode::decode_from_slice::<Header, _>(bytes, HEADER_CONFIG)
-    else {
+    let Ok((header, len)) = bincode::decode_from_slice::<Header, _>(bytes, HEADER_CONFIG) else {
         return;
     };
     let blocks = header.slots.div_ceil(u64::from(header.block_cells.max(1)));
@@ -422,9 +420,8 @@ pub(crate) fn repair_checksums_for_fuzzing(bytes: &mut [u8]) {
     let data_start = start + table_len.unwrap_or(0);
     let mut prev = 0;
     for end in ends.unwrap_or_default() {
-        let record = data_start
-            .checked_add(end)
-            .and_then(|stop| bytes.get_mut(data_start + prev..stop));
+        let record =
+            data_start.checked_add(end).and_then(|stop| bytes.get_mut(data_start + prev..stop));
         let Some(record) = record else { break };
         let (frame, crc) = record.split_at_mut(record.len() - CRC_LEN);
         crc.copy_from_slice(&crc32fast::hash(frame).to_le_bytes());
