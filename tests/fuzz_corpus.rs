@@ -110,12 +110,12 @@ impl PairProgress for StopAt {
     }
 }
 
-/// A table, its win/draw/loss tables and a checkpoint that this build
-/// writes (six's 3-3, which the corpora hold too, made by `morris
-/// solve` / `export --wdl`) are accepted by the targets' bodies: the
-/// corpora's valid files are not stale. With `MORRIS_FUZZ_SEEDS=DIR`
-/// the inputs are written into DIR as well (how the corpora's
-/// checkpoints were made).
+/// What this build writes is accepted by the targets' bodies, so the
+/// corpora's valid files are not stale: the checkpoints of five's and
+/// six's 3-3 (a solve stopped at its first checkpoint; with
+/// `MORRIS_FUZZ_SEEDS=DIR` written into DIR as well, which is how the
+/// checkpoint corpus got them), and six's 3-3 table with its
+/// win/draw/loss tables of both layouts.
 #[test]
 fn what_this_build_writes_is_accepted() {
     let seeds = std::env::var_os("MORRIS_FUZZ_SEEDS").map(PathBuf::from);
