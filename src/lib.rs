@@ -58,6 +58,8 @@ pub mod database;
 /// have always found it.
 pub use database::driver;
 pub mod forward;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod game;
 pub mod hints;
 pub mod huge;
