@@ -58,10 +58,13 @@ pub mod database;
 /// have always found it.
 pub use database::driver;
 pub mod forward;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod game;
 pub mod hints;
 pub mod huge;
 pub mod probe;
+pub mod progress;
 pub mod query;
 pub mod rng;
 pub mod search;

@@ -10,6 +10,7 @@ use morris::database::{Database, JobNeeds};
 use morris::index::Sector;
 use morris::solve::plan::{plan, PlannedJob};
 use morris::variant::Variant;
+use serde::Serialize;
 use std::collections::HashMap;
 use std::io::Write;
 
@@ -71,33 +72,46 @@ fn figures(db: &Database, jobs: Vec<PlannedJob>) -> Vec<Row> {
         .collect()
 }
 
-fn names<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
-    let quoted: Vec<String> = items.into_iter().map(|i| json::string(&i.to_string())).collect();
-    format!("[{}]", quoted.join(", "))
+/// A job of `plan --json`.
+#[derive(Serialize)]
+struct JobJson {
+    job: String,
+    phase: &'static str,
+    wave: u32,
+    sectors: Vec<String>,
+    depends_on: Vec<String>,
+    reads: Vec<String>,
+    states: u64,
+    slots: u64,
+    memory: u64,
+    disk: u64,
+}
+
+fn names<T: ToString>(items: impl IntoIterator<Item = T>) -> Vec<String> {
+    items.into_iter().map(|i| i.to_string()).collect()
 }
 
 fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
-    writeln!(out, "[")?;
-    for (i, row) in rows.iter().enumerate() {
-        let job = row.planned.job;
-        let phase = if job.is_placement() { "placement" } else { "moving" };
-        let comma = if i + 1 < rows.len() { "," } else { "" };
-        writeln!(
-            out,
-            "  {{\"job\": {}, \"phase\": \"{phase}\", \"wave\": {}, \"sectors\": {}, \"depends_on\": {}, \"reads\": {}, \
-             \"states\": {}, \"slots\": {}, \"memory\": {}, \"disk\": {}}}{comma}",
-            json::string(&job.to_string()),
-            row.planned.wave,
-            names(job.sectors()),
-            names(&row.planned.depends_on),
-            names(job.reads()),
-            row.states,
-            row.slots,
-            row.needs.memory,
-            row.needs.disk,
-        )?;
-    }
-    writeln!(out, "]")?;
+    let jobs: Vec<JobJson> = rows
+        .iter()
+        .map(|row| {
+            let job = row.planned.job;
+            JobJson {
+                job: job.to_string(),
+                phase: if job.is_placement() { "placement" } else { "moving" },
+                wave: row.planned.wave,
+                sectors: names(job.sectors()),
+                depends_on: names(&row.planned.depends_on),
+                reads: names(job.reads()),
+                states: row.states,
+                slots: row.slots,
+                memory: row.needs.memory,
+                disk: row.needs.disk,
+            }
+        })
+        .collect();
+    // One job a line.
+    json::write(out, &jobs, 1)?;
     Ok(())
 }
 

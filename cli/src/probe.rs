@@ -15,6 +15,7 @@ use morris::search::{SearchOptions, SearchStats};
 use morris::value::Value;
 use morris::variant::Variant;
 use rayon::prelude::*;
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -278,66 +279,66 @@ fn plies_of(value: Value, exactness: Exactness) -> Option<u16> {
     }
 }
 
-/// One answer as a JSON object on one line (no newline).
-pub fn write_json(variant: &Variant, p: &Probed, s: &mut String) {
-    s.push_str("{\"position\": \"");
-    p.position.write_notation(variant, s);
-    s.push_str("\", \"value\": \"");
-    s.push_str(p.value.kind());
-    s.push_str("\", \"plies\": ");
-    push_plies(s, plies_of(p.value, p.exactness));
-    s.push_str(if p.exactness == Exactness::Exact {
-        ", \"exact\": true"
-    } else {
-        ", \"exact\": false"
-    });
-    if !p.moves.is_empty() {
-        s.push_str(", \"moves\": [");
-        for (i, m) in p.moves.iter().enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            s.push_str("{\"move\": \"");
-            s.push_str(&m.mv.notation(variant));
-            s.push_str("\", \"value\": \"");
-            s.push_str(m.value.kind());
-            s.push_str("\", \"plies\": ");
-            push_plies(s, plies_of(m.value, m.exactness));
-            s.push('}');
-        }
-        s.push(']');
-    }
-    s.push('}');
+/// One answer's JSON object (`morris probe`'s line, an item of
+/// `/api/probe`'s list).
+#[derive(Serialize)]
+pub struct ProbedJson {
+    position: String,
+    value: &'static str,
+    plies: Option<u16>,
+    exact: bool,
+    /// With `--moves` (`moves=1`), and where the game goes on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    moves: Vec<MoveJson>,
 }
 
-fn push_plies(s: &mut String, plies: Option<u16>) {
-    match plies {
-        Some(d) => {
-            let mut digits = [0u8; 5];
-            let mut n = d;
-            let mut i = digits.len();
-            loop {
-                i -= 1;
-                digits[i] = b'0' + (n % 10) as u8;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            s.push_str(std::str::from_utf8(&digits[i..]).expect("digits"));
+/// A move of [`ProbedJson`]: unlike `query --json`'s, without the
+/// position it leads to.
+#[derive(Serialize)]
+struct MoveJson {
+    #[serde(rename = "move")]
+    mv: String,
+    value: &'static str,
+    plies: Option<u16>,
+}
+
+impl ProbedJson {
+    pub fn new(variant: &Variant, p: &Probed) -> ProbedJson {
+        ProbedJson {
+            position: p.position.notation(variant),
+            value: p.value.kind(),
+            plies: plies_of(p.value, p.exactness),
+            exact: p.exactness == Exactness::Exact,
+            moves: p
+                .moves
+                .iter()
+                .map(|m| MoveJson {
+                    mv: m.mv.notation(variant),
+                    value: m.value.kind(),
+                    plies: plies_of(m.value, m.exactness),
+                })
+                .collect(),
         }
-        None => s.push_str("null"),
     }
+}
+
+/// The object of a line (an item) that has no answer: its number (from
+/// 1), the text as given, the message.
+#[derive(Serialize)]
+pub struct ErrorJson<'a> {
+    pub line: u64,
+    pub input: &'a str,
+    pub error: &'a str,
+}
+
+/// One answer as a JSON object on one line (no newline).
+pub fn write_json(variant: &Variant, p: &Probed, s: &mut String) {
+    json::push(s, &ProbedJson::new(variant, p));
 }
 
 /// An error object: the line number, the line as given, the message.
 pub fn write_json_error(line: u64, input: &str, error: &str, s: &mut String) {
-    let _ = write!(
-        s,
-        "{{\"line\": {line}, \"input\": {}, \"error\": {}}}",
-        json::string(input),
-        json::string(error)
-    );
+    json::push(s, &ErrorJson { line, input, error });
 }
 
 fn write_tsv(variant: &Variant, p: &Probed, moves: bool, s: &mut String) {

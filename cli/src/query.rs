@@ -13,6 +13,7 @@ use morris::rules::Status;
 use morris::search::{SearchOptions, SearchStats};
 use morris::value::Value;
 use morris::variant::Variant;
+use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
@@ -237,11 +238,41 @@ fn write_wrapped(out: &mut impl Write, words: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn plies_json(value: Value, exactness: Exactness) -> String {
-    match (exactness, value.plies()) {
-        (Exactness::Exact, Some(d)) => d.to_string(),
-        _ => "null".to_string(),
+/// The plies to the end, `null` unless the value is exact.
+fn plies_json(value: Value, exactness: Exactness) -> Option<u16> {
+    match exactness {
+        Exactness::Exact => value.plies(),
+        Exactness::ValueOnly => None,
     }
+}
+
+/// The object of `query --json`, its fields in the order printed.
+#[derive(Serialize)]
+struct QueryJson {
+    position: String,
+    to_move: String,
+    sector: String,
+    value: &'static str,
+    plies: Option<u16>,
+    exact: bool,
+    /// One a line.
+    moves: Vec<MoveJson>,
+    /// On one line, beside `moves`.
+    line: json::OneLine<Vec<String>>,
+    line_cut: bool,
+    /// Where the line needs the full tier: why there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line_missing: Option<String>,
+}
+
+/// One legal move of `query --json`.
+#[derive(Serialize)]
+struct MoveJson {
+    #[serde(rename = "move")]
+    mv: String,
+    value: &'static str,
+    plies: Option<u16>,
+    position: String,
 }
 
 /// The object of `query --json` (docs/cli.md), with `position`, `sector`, `exact`,
@@ -249,46 +280,34 @@ fn plies_json(value: Value, exactness: Exactness) -> String {
 /// (so a client can follow a move without knowing the rules). `morris
 /// serve` answers `/api/query` with the same bytes.
 pub fn write_json(variant: &Variant, a: &Analysis, out: &mut impl Write) -> Result<()> {
-    let moves: Vec<String> = a
+    let moves = a
         .moves
         .iter()
-        .map(|m| {
-            format!(
-                "{{\"move\": {}, \"value\": \"{}\", \"plies\": {}, \"position\": {}}}",
-                json::string(&m.mv.notation(variant)),
-                m.value.kind(),
-                plies_json(m.value, m.exactness),
-                json::string(&after(&a.position, m.mv).notation(variant))
-            )
+        .map(|m| MoveJson {
+            mv: m.mv.notation(variant),
+            value: m.value.kind(),
+            plies: plies_json(m.value, m.exactness),
+            position: after(&a.position, m.mv).notation(variant),
         })
         .collect();
-    let (line, cut) = match &a.line {
-        Ok(line) => (&line.moves[..], line.cut),
-        Err(_) => (&[][..], false),
+    let (line, line_cut, line_missing) = match &a.line {
+        Ok(line) => (&line.moves[..], line.cut, None),
+        Err(needed) => (&[][..], false, Some(one_line_with_hints(needed))),
     };
-    let line: Vec<String> = line.iter().map(|m| json::string(&m.notation(variant))).collect();
-    writeln!(out, "{{")?;
-    writeln!(out, "  \"position\": {},", json::string(&a.position.notation(variant)))?;
-    writeln!(out, "  \"to_move\": \"{}\",", a.position.to_move.name().to_lowercase())?;
-    writeln!(out, "  \"sector\": {},", json::string(&a.sector.to_string()))?;
-    writeln!(out, "  \"value\": \"{}\",", a.value.kind())?;
-    writeln!(out, "  \"plies\": {},", plies_json(a.value, a.exactness))?;
-    writeln!(out, "  \"exact\": {},", a.exactness == Exactness::Exact)?;
-    if moves.is_empty() {
-        writeln!(out, "  \"moves\": [],")?;
-    } else {
-        writeln!(out, "  \"moves\": [\n    {}\n  ],", moves.join(",\n    "))?;
-    }
-    writeln!(out, "  \"line\": [{}],", line.join(", "))?;
-    match &a.line {
-        Ok(_) => writeln!(out, "  \"line_cut\": {cut}")?,
-        // Where the line needs the full tier: why there is none.
-        Err(needed) => {
-            writeln!(out, "  \"line_cut\": {cut},")?;
-            writeln!(out, "  \"line_missing\": {}", json::string(&one_line_with_hints(needed)))?;
-        }
-    }
-    writeln!(out, "}}")?;
+    let object = QueryJson {
+        position: a.position.notation(variant),
+        to_move: a.position.to_move.name().to_lowercase(),
+        sector: a.sector.to_string(),
+        value: a.value.kind(),
+        plies: plies_json(a.value, a.exactness),
+        exact: a.exactness == Exactness::Exact,
+        moves,
+        line: json::OneLine(line.iter().map(|m| m.notation(variant)).collect()),
+        line_cut,
+        line_missing,
+    };
+    // The object and its list of moves break lines; a move is one line.
+    json::write(out, &object, 2)?;
     Ok(())
 }
 

@@ -5,6 +5,7 @@ use crate::json;
 use anyhow::Result;
 use morris::sectors::{moving_sectors, placement_sectors};
 use morris::variant::Variant;
+use serde::Serialize;
 use std::io::Write;
 
 #[derive(clap::Args)]
@@ -31,26 +32,38 @@ pub fn run(variant: &Variant, args: &Args, out: &mut impl Write) -> Result<()> {
     }
 }
 
+/// A sector of `sectors --json`.
+#[derive(Serialize)]
+struct SectorJson {
+    sector: String,
+    phase: &'static str,
+    mover: u8,
+    opponent: u8,
+    mover_hand: u8,
+    opponent_hand: u8,
+    slots: u64,
+    states: u64,
+}
+
 fn write_json(rows: &[Row], out: &mut impl Write) -> Result<()> {
-    writeln!(out, "[")?;
-    for (i, row) in rows.iter().enumerate() {
-        let s = row.sector;
-        let phase = if s.is_moving() { "moving" } else { "placement" };
-        let comma = if i + 1 < rows.len() { "," } else { "" };
-        writeln!(
-            out,
-            "  {{\"sector\": {}, \"phase\": \"{phase}\", \"mover\": {}, \"opponent\": {}, \"mover_hand\": {}, \
-             \"opponent_hand\": {}, \"slots\": {}, \"states\": {}}}{comma}",
-            json::string(&s.to_string()),
-            s.mover,
-            s.opponent,
-            s.mover_hand,
-            s.opponent_hand,
-            row.slots,
-            row.states,
-        )?;
-    }
-    writeln!(out, "]")?;
+    let sectors: Vec<SectorJson> = rows
+        .iter()
+        .map(|row| {
+            let s = row.sector;
+            SectorJson {
+                sector: s.to_string(),
+                phase: if s.is_moving() { "moving" } else { "placement" },
+                mover: s.mover,
+                opponent: s.opponent,
+                mover_hand: s.mover_hand,
+                opponent_hand: s.opponent_hand,
+                slots: row.slots,
+                states: row.states,
+            }
+        })
+        .collect();
+    // One sector a line.
+    json::write(out, &sectors, 1)?;
     Ok(())
 }
 

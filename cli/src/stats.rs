@@ -8,6 +8,7 @@ use morris::index::Sector;
 use morris::sectors::{extended_placement_sectors, moving_sectors, placement_sectors};
 use morris::stats::{Counts, Distances};
 use morris::table::DerivedStub;
+use serde::Serialize;
 use std::io::Write;
 
 #[derive(clap::Args)]
@@ -168,36 +169,50 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
+/// A row of `stats --json`: a table's, or (`--all`) a missing sector's.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum RowJson<'a> {
+    Table {
+        sector: &'a str,
+        states: u64,
+        wins: u64,
+        losses: u64,
+        draws: u64,
+        max_win: u16,
+        max_loss: u16,
+        bytes: u64,
+        bits_per_state: json::Decimals4,
+        /// Absent for a full table.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tier: Option<&'static str>,
+    },
+    Missing {
+        sector: String,
+        missing: bool,
+    },
+}
+
 fn write_json(rows: &[Row], missing: &[Sector], out: &mut impl Write) -> Result<()> {
-    writeln!(out, "[")?;
-    for (i, row) in rows.iter().enumerate() {
+    let tables = rows.iter().map(|row| {
         let c = &row.counts;
-        let comma = if i + 1 < rows.len() + missing.len() { "," } else { "" };
-        writeln!(
-            out,
-            "  {{\"sector\": {}, \"states\": {}, \"wins\": {}, \"losses\": {}, \"draws\": {}, \"max_win\": {}, \
-             \"max_loss\": {}, \"bytes\": {}, \"bits_per_state\": {:.4}{}}}{comma}",
-            json::string(&row.label),
-            c.states,
-            c.wins,
-            c.losses,
-            c.draws,
-            c.max_win,
-            c.max_loss,
-            row.bytes,
-            row.bits_per_state(),
-            row.tier.map(|t| format!(", \"tier\": {}", json::string(t))).unwrap_or_default(),
-        )?;
-    }
-    for (i, sector) in missing.iter().enumerate() {
-        let comma = if i + 1 < missing.len() { "," } else { "" };
-        writeln!(
-            out,
-            "  {{\"sector\": {}, \"missing\": true}}{comma}",
-            json::string(&sector.to_string())
-        )?;
-    }
-    writeln!(out, "]")?;
+        RowJson::Table {
+            sector: &row.label,
+            states: c.states,
+            wins: c.wins,
+            losses: c.losses,
+            draws: c.draws,
+            max_win: c.max_win,
+            max_loss: c.max_loss,
+            bytes: row.bytes,
+            bits_per_state: json::Decimals4(row.bits_per_state()),
+            tier: row.tier,
+        }
+    });
+    let missing = missing.iter().map(|s| RowJson::Missing { sector: s.to_string(), missing: true });
+    let rows: Vec<RowJson> = tables.chain(missing).collect();
+    // One row a line.
+    json::write(out, &rows, 1)?;
     Ok(())
 }
 
@@ -291,38 +306,40 @@ pub fn sector_of(db: &Database, name: &str) -> Result<Sector> {
 }
 
 /// What `morris stats --distances --json` prints for `sectors`: an array
-/// of [`distances_object`]s.
+/// of [`distances_object`]s, one a line.
 fn distances_json(db: &Database, sectors: &[Sector], out: &mut impl Write) -> Result<()> {
-    writeln!(out, "[")?;
-    for (i, &sector) in sectors.iter().enumerate() {
-        let comma = if i + 1 < sectors.len() { "," } else { "" };
-        writeln!(out, "  {}{comma}", distances_object(db, sector)?)?;
-    }
-    writeln!(out, "]")?;
+    let objects = sectors.iter().map(|&s| distances_of(db, s)).collect::<Result<Vec<_>>>()?;
+    json::write(out, &objects, 1)?;
     Ok(())
 }
 
-/// The JSON object of one sector's distances; `morris serve` answers
-/// `/api/distances` with it.
-pub fn distances_object(db: &Database, sector: Sector) -> Result<String> {
+/// A sector's distances: `wins` and `losses` as `[plies, states]` pairs,
+/// the distances no state has left out.
+#[derive(Serialize)]
+struct DistancesJson {
+    sector: String,
+    states: u64,
+    draws: u64,
+    wins: Vec<(usize, u64)>,
+    losses: Vec<(usize, u64)>,
+}
+
+fn distances_of(db: &Database, sector: Sector) -> Result<DistancesJson> {
     let d = db.table(sector)?.distances()?;
-    let pairs = |side: &[u64]| {
-        let rows: Vec<String> = side
-            .iter()
-            .enumerate()
-            .filter(|(_, &n)| n > 0)
-            .map(|(p, n)| format!("[{p}, {n}]"))
-            .collect();
-        format!("[{}]", rows.join(", "))
-    };
-    Ok(format!(
-        "{{\"sector\": {}, \"states\": {}, \"draws\": {}, \"wins\": {}, \"losses\": {}}}",
-        json::string(&sector.to_string()),
-        d.counts().states,
-        d.draws,
-        pairs(&d.wins),
-        pairs(&d.losses)
-    ))
+    let pairs = |side: &[u64]| side.iter().copied().enumerate().filter(|&(_, n)| n > 0).collect();
+    Ok(DistancesJson {
+        sector: sector.to_string(),
+        states: d.counts().states,
+        draws: d.draws,
+        wins: pairs(&d.wins),
+        losses: pairs(&d.losses),
+    })
+}
+
+/// The JSON object of one sector's distances, on one line; `morris serve`
+/// answers `/api/distances` with it.
+pub fn distances_object(db: &Database, sector: Sector) -> Result<String> {
+    Ok(json::to_string(&distances_of(db, sector)?, 0))
 }
 
 /// `sector value plies states` rows, a draw's plies `-`; distances with no

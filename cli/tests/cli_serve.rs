@@ -580,6 +580,50 @@ fn probe_takes_at_most_10000_positions_and_json_lists_only() {
     assert_eq!(server.get("/api/variants").0, 200);
 }
 
+/// The body is read by serde_json: every JSON escape, a surrogate pair as
+/// one character; the input of an error object is written back escaped.
+#[test]
+fn probe_reads_every_json_escape_and_writes_inputs_back_escaped() {
+    let server = Server::start(six());
+    let body = r#"["\u0073tart", "caf\u00e9", "\ud834\udd1e", "a\"b\\c\/d\te"]"#;
+    let (status, answer) = server.post("/api/probe?variant=six", body);
+    assert_eq!(status, 200, "{answer}");
+    let lines: Vec<&str> = answer.lines().collect();
+    assert_eq!(lines.len(), 6, "{answer}");
+    assert_eq!(lines[1], "  {\"position\": \"......../........ w 6 6\", \"value\": \"draw\", \"plies\": null, \"exact\": true},");
+    let answers: Vec<Json> = serde_json::from_str(&answer).unwrap();
+    let inputs: Vec<&str> = answers[1..].iter().map(|a| a["input"].as_str().unwrap()).collect();
+    assert_eq!(inputs, ["café", "\u{1d11e}", "a\"b\\c/d\te"]);
+    // As the hand-written writer escaped them: a tab as \u0009.
+    assert!(
+        lines[4].starts_with("  {\"line\": 4, \"input\": \"a\\\"b\\\\c/d\\u0009e\", \"error\": "),
+        "{}",
+        lines[4]
+    );
+}
+
+/// A body that is not a list of strings is one 400 line, in the words it
+/// has always had where the list is broken.
+#[test]
+fn a_malformed_probe_body_is_one_error_line() {
+    let server = Server::start(six());
+    let prefix =
+        "the body must be a JSON list of positions (strings in the notation of `morris query`): ";
+    for (body, why) in [
+        ("[\"start\"", "expected ',' or ']' at its end (byte 8)"),
+        ("[\"start\",]", "expected a string ']' at byte 9"),
+        ("[\"start\"] []", "something follows the list: '[' at byte 10"),
+        ("{}", "it does not start with '['"),
+        ("[1]", "invalid type: integer `1`, expected a string at line 1 column 2"),
+        ("[\"\\ud800\"]", "unexpected end of hex escape at line 1 column 9"),
+    ] {
+        let (status, answer) = server.post("/api/probe?variant=six", body);
+        assert_eq!(status, 400, "{body}: {answer}");
+        let expected = serde_json::to_string(&format!("{prefix}{why}")).unwrap();
+        assert_eq!(answer, format!("{{\"error\": {expected}}}\n"), "{body}");
+    }
+}
+
 #[test]
 fn a_win_draw_loss_directory_is_served_without_distances_and_without_the_perfect_player() {
     let dir = scratch();

@@ -162,7 +162,7 @@ pub fn write(
     marks: &[ChunkMarks],
 ) -> io::Result<()> {
     header.crc = body_crc(cells, marks);
-    let encoded = bincode::encode_to_vec(&header, config()).map_err(io::Error::other)?;
+    let encoded = encode_header(&header)?;
     let body =
         body_bytes(cells.iter().zip(marks).map(|(c, m)| (c.len() as u64, m.marks.len() as u64)));
     allocate(file, PREFIX_BYTES + encoded.len() as u64 + body)?;
@@ -180,7 +180,13 @@ pub fn write(
 
 /// The header of a checkpoint file, and the reader positioned at its body.
 pub fn read_header(path: &Path) -> io::Result<(Header, BufReader<File>)> {
-    let mut input = BufReader::with_capacity(1 << 20, File::open(path)?);
+    read_header_from(BufReader::with_capacity(1 << 20, File::open(path)?))
+}
+
+/// The header of the checkpoint `input` reads, and `input` positioned at
+/// its body: [`read_header`] of bytes from anywhere (the fuzz target,
+/// `crate::fuzzing`, hands it bytes in memory).
+pub fn read_header_from<R: Read>(mut input: R) -> io::Result<(Header, R)> {
     let mut magic = [0u8; 8];
     let mut len = [0u8; 4];
     input.read_exact(&mut magic)?;
@@ -194,6 +200,12 @@ pub fn read_header(path: &Path) -> io::Result<(Header, BufReader<File>)> {
     let (header, _) = bincode::decode_from_slice(&encoded, config())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("bad header: {e}")))?;
     Ok((header, input))
+}
+
+/// The bytes of `header` as a checkpoint file holds them after its magic
+/// and length (what [`read_header_from`] decodes).
+pub fn encode_header(header: &Header) -> io::Result<Vec<u8>> {
+    bincode::encode_to_vec(header, config()).map_err(io::Error::other)
 }
 
 /// Reads the body of a checkpoint whose header is `header` into `cells`

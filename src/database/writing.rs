@@ -3,6 +3,8 @@
 //! finished table written whole, and what a job needs.
 
 use super::*;
+use std::fs::File;
+use std::io::{BufReader, Read};
 
 impl Database {
     /// Takes the directory's lock for this process (once; later calls do
@@ -87,7 +89,7 @@ impl Database {
     }
 
     /// The header a checkpoint of `pair` at `depth` has under these rules.
-    pub(super) fn checkpoint_header(&self, pair: MovingPair, depth: u16) -> checkpoint::Header {
+    pub(crate) fn checkpoint_header(&self, pair: MovingPair, depth: u16) -> checkpoint::Header {
         let sectors = pair.sectors();
         let slots: Vec<u64> = sectors.iter().map(|&s| self.indexer.sector(s).slots()).collect();
         let chunks = slots.iter().map(|&s| chunk_count(s)).collect();
@@ -230,12 +232,30 @@ impl Database {
         maps: &mut [MmapMut],
     ) -> Result<ResumePoint, String> {
         let path = self.checkpoint_path(pair);
-        let (header, input) = checkpoint::read_header(&path).map_err(|e| e.to_string())?;
+        let input = File::open(&path).map_err(|e| e.to_string())?;
+        self.resume_point(pair, BufReader::with_capacity(1 << 20, input), maps)
+    }
+
+    /// [`Database::read_checkpoint`] of the checkpoint `input` reads:
+    /// its header checked against `pair` under these rules, its cells read
+    /// into `maps` (one a side, each at least as long as its side's cells),
+    /// its checksum checked. The fuzz target (`crate::fuzzing`) reads
+    /// bytes in memory through it.
+    pub(crate) fn resume_point<M: AsMut<[u8]>>(
+        &self,
+        pair: MovingPair,
+        input: impl Read,
+        maps: &mut [M],
+    ) -> Result<ResumePoint, String> {
+        let (header, input) = checkpoint::read_header_from(input).map_err(|e| e.to_string())?;
         if let Some(why) = header.mismatch(&self.checkpoint_header(pair, 0)) {
             return Err(why);
         }
-        let mut cells: Vec<&mut [u8]> =
-            maps.iter_mut().zip(&header.slots).map(|(m, &s)| &mut m[..2 * s as usize]).collect();
+        let mut cells: Vec<&mut [u8]> = maps
+            .iter_mut()
+            .zip(&header.slots)
+            .map(|(m, &s)| &mut m.as_mut()[..2 * s as usize])
+            .collect();
         let sides = checkpoint::read_body(&header, input, &mut cells).map_err(|e| e.to_string())?;
         Ok(ResumePoint { depth: header.depth, sides })
     }

@@ -385,6 +385,50 @@ pub(super) fn record_ends(table: &[u8]) -> Result<Vec<usize>, String> {
     Ok(ends)
 }
 
+/// For the fuzz target of the table format (`crate::fuzzing`): the rules
+/// and sector the header of `bytes` names, and the header decoded and
+/// encoded again with its length as read, where the header decodes at
+/// all (nothing checked: magic, version and checksums may be anything).
+pub(crate) fn decode_for_fuzzing(bytes: &[u8]) -> Option<(String, String, Vec<u8>, usize)> {
+    let (header, len): (Header, usize) = bincode::decode_from_slice(bytes, HEADER_CONFIG).ok()?;
+    Some((header.rules.clone(), header.sector.clone(), encode_header(&header), len))
+}
+
+/// For the fuzz target of the table format (`crate::fuzzing`): every
+/// checksum of `bytes` made right where the header decodes (the offset
+/// table's in the header, the header's after it, each record's where
+/// the offsets say it is), so that the fuzzer gets past them to the
+/// offsets, the lengths and the blocks.
+pub(crate) fn repair_checksums_for_fuzzing(bytes: &mut [u8]) {
+    let Ok((header, len)) = bincode::decode_from_slice::<Header, _>(bytes, HEADER_CONFIG) else {
+        return;
+    };
+    let blocks = header.slots.div_ceil(u64::from(header.block_cells.max(1)));
+    let start = len + CRC_LEN;
+    let table_len = usize::try_from(blocks).ok().and_then(|n| n.checked_mul(OFFSET_LEN));
+    let table = table_len.and_then(|n| bytes.get(start..start.checked_add(n)?));
+    let (crc, ends) = match table {
+        Some(table) => (crc32fast::hash(table).to_le_bytes(), record_ends(table).ok()),
+        None => (header.offsets_crc, None),
+    };
+    // The offset table's CRC is the header's last field, four bytes.
+    bytes[len - 4..len].copy_from_slice(&crc);
+    let header_crc = crc32fast::hash(&bytes[..len]).to_le_bytes();
+    if let Some(at) = bytes.get_mut(len..start) {
+        at.copy_from_slice(&header_crc);
+    }
+    let data_start = start + table_len.unwrap_or(0);
+    let mut prev = 0;
+    for end in ends.unwrap_or_default() {
+        let record =
+            data_start.checked_add(end).and_then(|stop| bytes.get_mut(data_start + prev..stop));
+        let Some(record) = record else { break };
+        let (frame, crc) = record.split_at_mut(record.len() - CRC_LEN);
+        crc.copy_from_slice(&crc32fast::hash(frame).to_le_bytes());
+        prev = end;
+    }
+}
+
 /// Which tier of tables a check reads: the full tier (values with their
 /// distances), or the win/draw/loss tier (`morris export --wdl`), whose
 /// outcomes are read as cells of their kind at its shortest distance (a

@@ -56,6 +56,7 @@ mod writer;
 mod tests;
 
 pub use derived::{write_derived_stub, DerivedStub};
+pub(crate) use format::{decode_for_fuzzing, repair_checksums_for_fuzzing};
 pub use format::{TableError, TableInfo, Tier, BLOCK_CELLS, FORMAT_VERSION, ZSTD_LEVEL};
 pub use reader::{cell_in_planes, Table};
 pub use wdl::{upgrade_wdl, write_wdl, Compression, WdlTable};

@@ -6,6 +6,7 @@
 
 use super::http::{Reply, Target};
 use crate::common::{describe, one_line, parse_position_in, NoTables};
+use crate::probe::ProbedJson;
 use crate::{json, query, stats};
 use morris::database::{Database, DbError, Stored};
 use morris::game::{Game, Repetition};
@@ -16,9 +17,9 @@ use morris::search::{SearchOptions, SearchStats};
 use morris::sectors::{moving_sectors, placement_sectors};
 use morris::tiebreak::Style;
 use morris::variant::{points, Board, VariantError};
+use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -285,14 +286,23 @@ fn move_of(queries: &mut Queries, target: &Target) -> Result<Reply, Reply> {
         )));
     };
     let next = after(&position, choice.mv);
-    let body = format!(
-        "{{\"move\": {}, \"position\": {}, \"value\": {}, \"style\": {}}}\n",
-        json::string(&choice.mv.notation(variant)),
-        json::string(&next.notation(variant)),
-        json::string(choice.value.kind()),
-        json::string(&style.to_string())
-    );
-    Ok(Reply::json(body.into_bytes()))
+    let reply = MoveReply {
+        mv: choice.mv.notation(variant),
+        position: next.notation(variant),
+        value: choice.value.kind(),
+        style: style.to_string(),
+    };
+    Ok(Reply::json(json::body(&reply, 0)))
+}
+
+/// The answer of `/api/move`.
+#[derive(Serialize)]
+struct MoveReply {
+    #[serde(rename = "move")]
+    mv: String,
+    position: String,
+    value: &'static str,
+    style: String,
 }
 
 /// The target of a GET (or HEAD) request; 405 for any other method.
@@ -395,99 +405,81 @@ fn probe_of(site: &Site, method: &str, url: &str, body: &[u8]) -> Result<Reply, 
         " in /api/probe: ask /api/query, which searches",
     );
     let mut answers = answers.iter();
-    let mut out = String::with_capacity(texts.len() * if moves { 600 } else { 100 } + 4);
-    out.push('[');
-    for (i, (p, text)) in parsed.iter().zip(&texts).enumerate() {
-        out.push_str(if i == 0 { "\n  " } else { ",\n  " });
-        let answer = match p {
-            Err(e) => Err(e.clone()),
-            Ok(_) => answers
-                .next()
-                .expect("one answer per position")
-                .as_ref()
-                .map_err(crate::probe::error_text),
-        };
-        match answer {
-            Ok(probed) => crate::probe::write_json(db.variant(), probed, &mut out),
-            Err(e) => crate::probe::write_json_error(i as u64 + 1, text, &e, &mut out),
-        }
-    }
-    out.push_str(if texts.is_empty() { "]\n" } else { "\n]\n" });
-    Ok(Reply::json(out.into_bytes()))
+    let items: Vec<ProbeItem> = parsed
+        .iter()
+        .zip(&texts)
+        .enumerate()
+        .map(|(i, (p, text))| {
+            let answer = match p {
+                Err(e) => Err(e.clone()),
+                Ok(_) => answers
+                    .next()
+                    .expect("one answer per position")
+                    .as_ref()
+                    .map_err(crate::probe::error_text),
+            };
+            match answer {
+                Ok(probed) => ProbeItem::Probed(ProbedJson::new(db.variant(), probed)),
+                Err(error) => ProbeItem::Error { line: i as u64 + 1, input: text, error },
+            }
+        })
+        .collect();
+    // One item a line, each as `morris probe` prints it.
+    Ok(Reply::json(json::body(&items, 1)))
 }
 
-/// The strings of a JSON list of strings, or what is wrong with it.
+/// An item of `/api/probe`'s list: `morris probe`'s line for the
+/// position, or its error object.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ProbeItem<'a> {
+    Probed(ProbedJson),
+    Error { line: u64, input: &'a str, error: String },
+}
+
+/// The strings of a JSON list of strings, read by serde_json (the body
+/// comes from any client), or what is wrong with it: in the words of the
+/// hand-written reader this replaced where the list itself is broken
+/// (clients and tests know them; the byte named is now the one at fault,
+/// where that reader named the one after it), else serde_json's message
+/// with its line and column. serde_json's error codes are private, so its
+/// messages are matched as text; `a_bad_probe_body_says_what_is_wrong_and_where`
+/// pins every one, and a serde_json that words them otherwise fails it.
 fn json_strings(body: &[u8]) -> Result<Vec<String>, String> {
     let text = std::str::from_utf8(body).map_err(|_| "it is not UTF-8".to_string())?;
-    let mut chars = text.char_indices().peekable();
-    let skip = |chars: &mut std::iter::Peekable<std::str::CharIndices>| {
-        while chars.peek().is_some_and(|(_, c)| c.is_ascii_whitespace()) {
-            chars.next();
-        }
-    };
-    let at = |chars: &mut std::iter::Peekable<std::str::CharIndices>| {
-        chars.peek().map_or(format!("at its end (byte {})", text.len()), |(i, c)| {
-            format!("'{}' at byte {i}", c.escape_default())
-        })
-    };
-    skip(&mut chars);
-    if chars.next().map(|(_, c)| c) != Some('[') {
+    // JSON's whitespace: space, tab, line feed, carriage return.
+    let json_space = [' ', '\t', '\n', '\r'];
+    if !text.trim_start_matches(json_space).starts_with('[') {
         return Err("it does not start with '['".into());
     }
-    let mut strings = Vec::new();
-    skip(&mut chars);
-    if chars.peek().map(|(_, c)| *c) == Some(']') {
-        chars.next();
-    } else {
-        loop {
-            skip(&mut chars);
-            if chars.next().map(|(_, c)| c) != Some('"') {
-                return Err(format!("expected a string {}", at(&mut chars)));
+    serde_json::from_str(text).map_err(|e| {
+        // serde_json's column counts bytes, from 1, to the byte it
+        // stopped at (read or looked at).
+        let line_start: usize =
+            text.split_inclusive('\n').take(e.line().saturating_sub(1)).map(str::len).sum();
+        let byte = (line_start + e.column()).saturating_sub(1).min(text.len());
+        let at = match text.get(byte..).and_then(|rest| rest.chars().next()) {
+            Some(c) if !e.is_eof() => format!("'{}' at byte {byte}", c.escape_default()),
+            _ => format!("at its end (byte {})", text.len()),
+        };
+        // Its message without " at line L column C".
+        let message = e.to_string();
+        let what = message.rsplit_once(" at line ").map_or(&message[..], |(what, _)| what);
+        match what {
+            "EOF while parsing a list" if text.trim_end_matches(json_space).ends_with('[') => {
+                format!("expected a string {at}")
             }
-            let mut s = String::new();
-            loop {
-                match chars.next() {
-                    None => return Err("a string is not closed".into()),
-                    Some((_, '"')) => break,
-                    Some((_, '\\')) => match chars.next().map(|(_, c)| c) {
-                        Some('"') => s.push('"'),
-                        Some('\\') => s.push('\\'),
-                        Some('/') => s.push('/'),
-                        Some('b') => s.push('\u{8}'),
-                        Some('f') => s.push('\u{c}'),
-                        Some('n') => s.push('\n'),
-                        Some('r') => s.push('\r'),
-                        Some('t') => s.push('\t'),
-                        Some('u') => {
-                            let hex: String =
-                                (0..4).filter_map(|_| chars.next().map(|(_, c)| c)).collect();
-                            let code = u32::from_str_radix(&hex, 16)
-                                .map_err(|_| format!("bad escape \\u{hex}"))?;
-                            // Surrogates and other non-characters become U+FFFD.
-                            s.push(char::from_u32(code).unwrap_or('\u{fffd}'));
-                        }
-                        _ => return Err("a bad escape in a string".into()),
-                    },
-                    Some((_, c)) if (c as u32) < 0x20 => {
-                        return Err("a control character in a string".into())
-                    }
-                    Some((_, c)) => s.push(c),
-                }
-            }
-            strings.push(s);
-            skip(&mut chars);
-            match chars.next().map(|(_, c)| c) {
-                Some(',') => continue,
-                Some(']') => break,
-                _ => return Err(format!("expected ',' or ']' {}", at(&mut chars))),
-            }
+            "EOF while parsing a list" => format!("expected ',' or ']' {at}"),
+            "EOF while parsing a value" | "trailing comma" => format!("expected a string {at}"),
+            "EOF while parsing a string" => "a string is not closed".into(),
+            "expected `,` or `]`" => format!("expected ',' or ']' {at}"),
+            "trailing characters" => format!("something follows the list: {at}"),
+            // A value that is not a string ("invalid type: integer `1`,
+            // expected a string"), a bad escape, a control character:
+            // serde_json's words and place.
+            _ => message.clone(),
         }
-    }
-    skip(&mut chars);
-    if chars.peek().is_some() {
-        return Err(format!("something follows the list: {}", at(&mut chars)));
-    }
-    Ok(strings)
+    })
 }
 
 /// 404 for a missing sector (the message names the solve command) or
@@ -530,14 +522,69 @@ fn stats_of(site: &Site, target: &Target) -> Result<Reply, Reply> {
 /// table gives it.
 fn variants(site: &Site) -> Reply {
     let files = site.databases.first().map(|db| files_in(db.dir())).unwrap_or_default();
-    let objects: Vec<String> = site.databases.iter().map(|db| variant_json(db, &files)).collect();
-    let dir = site.databases.first().map(|db| db.dir().display().to_string()).unwrap_or_default();
-    let body = format!(
-        "{{\n  \"database\": {},\n  \"variants\": [\n    {}\n  ]\n}}\n",
-        json::string(&dir),
-        objects.join(",\n    ")
-    );
-    Reply::json(body.into_bytes())
+    let listing = Variants {
+        database: site
+            .databases
+            .first()
+            .map(|db| db.dir().display().to_string())
+            .unwrap_or_default(),
+        variants: site.databases.iter().map(|db| variant_json(db, &files)).collect(),
+    };
+    // The object and its list break lines; a variant is one line.
+    Reply::json(json::body(&listing, 2))
+}
+
+/// The answer of `/api/variants`.
+#[derive(Serialize)]
+struct Variants<'a> {
+    database: String,
+    variants: Vec<VariantJson<'a>>,
+}
+
+/// A variant of `/api/variants`.
+#[derive(Serialize)]
+struct VariantJson<'a> {
+    name: &'a str,
+    rules: String,
+    stones: u8,
+    start: String,
+    start_value: Option<StartValue>,
+    moving: Solved,
+    placement: Solved,
+    board: BoardJson<'a>,
+}
+
+/// A phase's sectors: how many, how many have a table.
+#[derive(Serialize)]
+struct Solved {
+    sectors: usize,
+    solved: usize,
+}
+
+/// The start's value.
+#[derive(Serialize)]
+struct StartValue {
+    value: &'static str,
+    plies: Option<u16>,
+}
+
+/// The board's geometry (see [`board_json`]).
+#[derive(Serialize)]
+struct BoardJson<'a> {
+    grid: usize,
+    points: Vec<PointJson<'a>>,
+    /// Pairs of neighbours' names.
+    lines: Vec<[&'a str; 2]>,
+    /// The names of each mill's points.
+    mills: Vec<Vec<&'a str>>,
+}
+
+/// A point of the board, y = 0 at the bottom.
+#[derive(Serialize)]
+struct PointJson<'a> {
+    name: &'a str,
+    x: u8,
+    y: u8,
 }
 
 /// The names of the files in `dir` (none if it cannot be read). One
@@ -557,78 +604,57 @@ fn has_table(db: &Database, files: &HashSet<OsString>, sector: Sector) -> bool {
         .any(|path| path.file_name().is_some_and(|name| files.contains(name)))
 }
 
-fn variant_json(db: &Database, files: &HashSet<OsString>) -> String {
+fn variant_json<'a>(db: &'a Database, files: &HashSet<OsString>) -> VariantJson<'a> {
     let v = db.variant();
     let start = Position::start(v);
-    let solved = |sectors: &[Sector]| sectors.iter().filter(|&&s| has_table(db, files, s)).count();
-    let (moving, placement) = (moving_sectors(v), placement_sectors(v));
-    format!(
-        "{{\"name\": {}, \"rules\": {}, \"stones\": {}, \"start\": {}, \"start_value\": {}, \
-         \"moving\": {{\"sectors\": {}, \"solved\": {}}}, \"placement\": {{\"sectors\": {}, \"solved\": {}}}, \"board\": {}}}",
-        json::string(v.name()),
-        json::string(&describe(v)),
-        v.stones(),
-        json::string(&start.notation(v)),
-        start_value(db, files, &start),
-        moving.len(),
-        solved(&moving),
-        placement.len(),
-        solved(&placement),
-        board_json(v.board())
-    )
+    let solved = |sectors: &[Sector]| Solved {
+        sectors: sectors.len(),
+        solved: sectors.iter().filter(|&&s| has_table(db, files, s)).count(),
+    };
+    VariantJson {
+        name: v.name(),
+        rules: describe(v),
+        stones: v.stones(),
+        start: start.notation(v),
+        start_value: start_value(db, files, &start),
+        moving: solved(&moving_sectors(v)),
+        placement: solved(&placement_sectors(v)),
+        board: board_json(v.board()),
+    }
 }
 
 /// The start's value from its table, or `null`: the placement search
 /// could take minutes (nine), which a listing must not wait for. From
 /// the win/draw/loss tier, `plies` is `null`.
-fn start_value(db: &Database, files: &HashSet<OsString>, start: &Position) -> String {
+fn start_value(db: &Database, files: &HashSet<OsString>, start: &Position) -> Option<StartValue> {
     let state = start.state();
     if !has_table(db, files, Sector::of(&state)) {
-        return "null".to_string();
+        return None;
     }
-    let (kind, plies) = match db.stored(&state) {
-        Ok(Stored::Exact(value)) => (value.kind(), value.plies()),
-        Ok(Stored::Outcome(outcome)) => (outcome.kind(), None),
-        Err(_) => return "null".to_string(),
+    let (value, plies) = match db.stored(&state).ok()? {
+        Stored::Exact(value) => (value.kind(), value.plies()),
+        Stored::Outcome(outcome) => (outcome.kind(), None),
     };
-    let plies = plies.map_or("null".to_string(), |d| d.to_string());
-    format!("{{\"value\": \"{kind}\", \"plies\": {plies}}}")
+    Some(StartValue { value, plies })
 }
 
 /// The board's geometry for drawing it: the grid size, each point's name
 /// and (x, y) with y = 0 at the bottom, the lines joining neighbours, and
 /// the mills.
-fn board_json(b: &Board) -> String {
-    let name = |p| json::string(b.point_name(p));
+fn board_json(b: &Board) -> BoardJson<'_> {
+    let name = |p| b.point_name(p);
     let mut pts = Vec::new();
     let mut lines = Vec::new();
     for p in points(b.all()) {
         let (x, y) = b.coords(p);
-        pts.push(format!("{{\"name\": {}, \"x\": {x}, \"y\": {y}}}", name(p)));
+        pts.push(PointJson { name: name(p), x, y });
         for q in points(b.adjacent(p)).filter(|&q| q > p) {
-            lines.push(format!("[{}, {}]", name(p), name(q)));
+            lines.push([name(p), name(q)]);
         }
     }
-    let mills: Vec<String> = b
-        .mills()
-        .iter()
-        .map(|&m| {
-            let mut s = String::from("[");
-            for (i, p) in points(m).enumerate() {
-                let _ = write!(s, "{}{}", if i > 0 { ", " } else { "" }, name(p));
-            }
-            s + "]"
-        })
-        .collect();
-    format!(
-        "{{\"grid\": {}, \"points\": [{}], \"lines\": [{}], \"mills\": [{}]}}",
-        b.grid(),
-        pts.join(", "),
-        lines.join(", "),
-        mills.join(", ")
-    )
+    let mills = b.mills().iter().map(|&m| points(m).map(name).collect()).collect();
+    BoardJson { grid: b.grid(), points: pts, lines, mills }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,6 +671,38 @@ mod tests {
         for bad in [&b""[..], b"{}", b"[1]", b"[\"a\",]", b"[\"a\"", b"[\"a\"] x", b"[\"a", b"\xff"]
         {
             assert!(json_strings(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+        // Escapes: a surrogate pair is one character (the hand-written
+        // reader made two U+FFFD of it).
+        assert_eq!(
+            json_strings(br#"["caf\u00e9", "\ud834\udd1e", "\/\b\f\r\t"]"#).unwrap(),
+            ["café", "\u{1d11e}", "/\u{8}\u{c}\r\t"]
+        );
+    }
+
+    /// What is wrong with a body, in the words of the reader serde_json
+    /// replaced; serde_json's own where those had none. A change of
+    /// serde_json's messages shows here.
+    #[test]
+    fn a_bad_probe_body_says_what_is_wrong_and_where() {
+        for (body, why) in [
+            (&b"\xff"[..], "it is not UTF-8"),
+            (b"", "it does not start with '['"),
+            (b" {\"positions\": []}", "it does not start with '['"),
+            (b"[", "expected a string at its end (byte 1)"),
+            (b"[\"a\",", "expected a string at its end (byte 5)"),
+            (b"[\"a\",]", "expected a string ']' at byte 5"),
+            (b"[\"a\"", "expected ',' or ']' at its end (byte 4)"),
+            (b"[\"a\" \"b\"]", "expected ',' or ']' '\\\"' at byte 5"),
+            (b"[\"a", "a string is not closed"),
+            (b"[\"a\"]\n x", "something follows the list: 'x' at byte 7"),
+            (b"[1, 2]", "invalid type: integer `1`, expected a string at line 1 column 2"),
+            (b"[\"a\", null]", "invalid type: null, expected a string at line 1 column 10"),
+            (b"[\"\\x\"]", "invalid escape at line 1 column 4"),
+            (b"[\"\\ud800\"]", "unexpected end of hex escape at line 1 column 9"),
+            (b"[\"a\tb\"]", "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 4"),
+        ] {
+            assert_eq!(json_strings(body), Err(why.to_string()), "{}", String::from_utf8_lossy(body));
         }
     }
 

@@ -14,6 +14,12 @@ pub struct Reply {
 
 pub const JSON: &str = "application/json";
 
+/// The body of every error reply.
+#[derive(serde::Serialize)]
+struct ErrorBody<'a> {
+    error: &'a str,
+}
+
 impl Reply {
     /// 200 with a JSON body.
     pub fn json(body: Vec<u8>) -> Reply {
@@ -23,8 +29,8 @@ impl Reply {
     /// `{"error": message}` with `status`; the message on one line, as
     /// the CLI prints it after `morris: error: `.
     pub fn error(status: u16, message: &str) -> Reply {
-        let body = format!("{{\"error\": {}}}\n", json::string(&message.replace('\n', " ")));
-        Reply { status, content_type: JSON, body: body.into_bytes() }
+        let body = json::body(&ErrorBody { error: &message.replace('\n', " ") }, 0);
+        Reply { status, content_type: JSON, body }
     }
 
     /// 400: the request is wrong.
