@@ -516,7 +516,10 @@ pub unsafe extern "C" fn morris_best_move(
 /// in notation, into `buf` (the rules on buffers above;
 /// `MORRIS_POSITION_LEN` bytes always suffice). A move that does not
 /// parse or is not legal there is `MORRIS_STATUS_BAD_NOTATION`, and the
-/// message says why. Reads no table.
+/// message says why. Reads no table. A capture that leaves the other
+/// side two stones ends the game, and the position it leaves is one the
+/// notation refuses (`the game is already over`) when it is passed back:
+/// the move's value says as much (a win in 1 ply).
 ///
 /// # Safety
 /// `db` is a handle of `morris_db_open`, `position` and `mv`
