@@ -607,3 +607,68 @@ const _: () = {
     const fn shared<T: Send + Sync>() {}
     shared::<MorrisDb>();
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn last() -> String {
+        LAST_ERROR.with(|m| m.borrow().clone())
+    }
+
+    #[test]
+    fn a_panic_is_caught_at_the_boundary_and_named() {
+        let status = entry(|| panic!("boom {}", 42));
+        assert_eq!(status, MorrisStatus::Internal);
+        assert_eq!(last(), "internal error (a bug in morris): boom 42");
+        let status = entry(|| std::panic::panic_any(7u8));
+        assert_eq!(status, MorrisStatus::Internal);
+        assert!(last().ends_with("a panic"));
+    }
+
+    #[test]
+    fn strings_fit_their_buffers_or_say_what_they_need() {
+        let mut buf = [b'?' as c_char; 6];
+        let mut needed = 0;
+        unsafe {
+            assert!(put_string("abcde", buf.as_mut_ptr(), 6, &mut needed).is_ok());
+            assert_eq!(CStr::from_ptr(buf.as_ptr()).to_str(), Ok("abcde"));
+            assert_eq!(needed, 6);
+            let f = put_string("abcdef", buf.as_mut_ptr(), 6, &mut needed).err().unwrap();
+            assert_eq!((f.status, needed, buf[0]), (MorrisStatus::BufferTooSmall, 7, 0));
+            let f = put_string("a", std::ptr::null_mut(), 0, &mut needed).err().unwrap();
+            assert_eq!((f.status, needed), (MorrisStatus::BufferTooSmall, 2));
+            let f = put_string("a", std::ptr::null_mut(), 2, std::ptr::null_mut()).err().unwrap();
+            assert_eq!(f.status, MorrisStatus::BadArgument);
+            assert!(put_string("", buf.as_mut_ptr(), 1, std::ptr::null_mut()).is_ok());
+            assert_eq!(buf[0], 0);
+        }
+    }
+
+    #[test]
+    fn every_status_has_a_name() {
+        for code in 0..=10 {
+            let name = unsafe { CStr::from_ptr(morris_status_name(code)) };
+            assert_ne!(name.to_str(), Ok("unknown status"), "{code}");
+        }
+        assert_eq!(
+            unsafe { CStr::from_ptr(morris_status_name(11)) }.to_str(),
+            Ok("unknown status")
+        );
+    }
+
+    #[test]
+    fn the_longest_notations_fit_the_constants() {
+        for name in ["nine", "twelve", "eleven", "six", "five", "lasker", "morabaraba"] {
+            let v = Variant::named(name).unwrap();
+            // Every position's notation is as long as the start's, or
+            // shorter (hands of one digit where the start has two).
+            let start = Position::start(&v).notation(&v);
+            assert!(start.len() < MORRIS_POSITION_LEN, "{start}");
+            // The longest move: from, to and a capture (`a7-d7xg7`).
+            let board = v.board();
+            let point = (0..board.points()).map(|p| board.point_name(p as _).len()).max().unwrap();
+            assert!(3 * point + 2 < MORRIS_MOVE_LEN, "{name}: points of {point} bytes");
+        }
+    }
+}
