@@ -93,8 +93,9 @@ fn holds_for(v: &Variant, max_stones: u32) -> u64 {
 /// The progress cell of `state` when it lies in the pair (`progress` holds
 /// the pair's sectors).
 fn in_pair(db: &Database, progress: &HashMap<Sector, Vec<u16>>, state: &State) -> Option<u16> {
-    let cells = progress.get(&Sector::of(state))?;
-    let slot = db.indexer().sector(Sector::of(state)).rank(state.mover, state.opponent);
+    let sector = Sector::of(state);
+    let cells = progress.get(&sector)?;
+    let slot = db.indexer().sector(sector).rank(state.mover, state.opponent);
     Some(cells[slot as usize])
 }
 
