@@ -22,6 +22,7 @@
 //! [`checkpoint`] files. Readers take no lock: they only ever open
 //! complete tables.
 
+mod app;
 pub mod checkpoint;
 mod compact;
 pub mod derived;
@@ -49,6 +50,7 @@ use crate::table::{
 };
 use crate::value::{Cell, Outcome, Value};
 use crate::variant::Variant;
+pub use app::{file_checksum, Manifest, ManifestFile};
 pub use compact::Compacted;
 pub use derived::{plan_derived, DerivedOne};
 pub use error::{DbError, FullTierNeeded};
@@ -141,6 +143,11 @@ pub struct Database {
     open_wdl: Mutex<HashMap<Sector, Arc<WdlTable<Mmap>>>>,
     /// The stubs of derived sectors, read once and kept.
     open_derived: Mutex<HashMap<Sector, Arc<DerivedStub>>>,
+    /// The progress tables of an app set, opened once and kept.
+    open_progress: Mutex<HashMap<Sector, Arc<crate::table::ProgressTable<Mmap>>>>,
+    /// The app set's manifest once read: `Some(None)` where there is none.
+    #[allow(clippy::type_complexity)]
+    app: Mutex<Option<Option<Arc<Manifest>>>>,
     /// The placement search's leaf scores, shared by every search on the
     /// database: mapped cache files for as long as the database lives
     /// (page cache, not memory of the process's own), copies in memory
@@ -165,6 +172,8 @@ impl Database {
             open: Mutex::new(HashMap::new()),
             open_wdl: Mutex::new(HashMap::new()),
             open_derived: Mutex::new(HashMap::new()),
+            open_progress: Mutex::new(HashMap::new()),
+            app: Mutex::new(None),
             leaves: Mutex::new(HashMap::new()),
             no_leaf_cache: AtomicBool::new(false),
             lock: Mutex::new(None),

@@ -32,6 +32,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+mod progress;
+
 /// Plies of a drawn line before [`Query::analyse`] cuts it.
 pub const DRAW_LINE_PLIES: usize = 40;
 
@@ -374,6 +376,9 @@ impl<'db> Query<'db> {
             }
         }
         if exactness == Exactness::ValueOnly {
+            if let Some(best) = self.progress_move(state, value)? {
+                return Ok(best);
+            }
             if let Some(best) = self.first_keeping(state, value)? {
                 return Ok(best);
             }
@@ -520,7 +525,10 @@ impl<'db> Query<'db> {
         // searched position the one the search's proof used, whose proof
         // the line then follows through the transposition table.
         let first = match known {
-            Some(_) => self.first_keeping(&state, value)?.unwrap_or(best),
+            Some(_) => match self.progress_move(&state, value)? {
+                Some(m) => m,
+                None => self.first_keeping(&state, value)?.unwrap_or(best),
+            },
             None => best,
         };
         let next = play(&state, first.mv);
@@ -568,6 +576,11 @@ impl<'db> Query<'db> {
             return Ok(());
         }
         let sector = Sector::of(state);
+        // An app set plays from outcomes, with its progress tier where
+        // play could go round in circles.
+        if self.db.is_app_set() && self.db.has_values(sector) {
+            return Ok(());
+        }
         match self.db.tier(sector) {
             Ok(SectorTable::Full(_)) => Ok(()),
             Ok(SectorTable::Wdl(_)) => Err(self.db.needs_full_tier(sector, what).into()),
@@ -595,6 +608,12 @@ impl<'db> Query<'db> {
             return Ok(None);
         }
         self.check_distances(position, PERFECT_PLAYER)?;
+        let (value, exactness) = self.state_value(&state)?;
+        if exactness == Exactness::ValueOnly {
+            if let Some(m) = self.progress_move(&state, value)? {
+                return Ok(Some(m));
+            }
+        }
         let moves = self.moves_of(&state)?;
         let best = moves[0];
         if best.value != Value::Draw {

@@ -94,8 +94,12 @@ pub fn variant(name: &str, rules: RuleOptions) -> Result<Variant> {
 
 /// The database in `dir` of the variant called `name`, with the rule
 /// options given: how every command opens `--db`.
+/// An app set's manifest is read and checked here, so that a set made
+/// under other rules is refused before anything reads it.
 pub fn database(dir: &Path, name: &str, rules: RuleOptions) -> Result<Database> {
-    Ok(Database::new(dir, variant(name, rules)?))
+    let db = Database::new(dir, variant(name, rules)?);
+    db.app_manifest()?;
+    Ok(db)
 }
 
 /// A short description of the rules in force, e.g. `nine (flying at 3

@@ -3,6 +3,13 @@
 //! already there that checks out is kept, so a stopped export goes on
 //! where it stopped; files appear whole, by rename.
 //!
+//! `morris export --app DIR` writes an app set: the same outcome tier
+//! with derived sectors (as `--wdl DIR --derive`), then the progress tier
+//! of every cyclic pair (`<variant>-<sector>.prg`, made from the full
+//! tables: `morris::progress`), then the manifest
+//! (`<variant>-app.manifest`: the rules key, every file's size and
+//! CRC-32). A stopped export goes on where it stopped, as `--wdl` does.
+//!
 //! Each block of a file is the smaller of its two layouts (a version-2
 //! file, [`Compression::Smallest`]). With `--derive` every table is
 //! first exported quickly (four codes a byte, a version-1 file: a sixth of
@@ -21,6 +28,8 @@ use crate::units::{self, bits};
 use anyhow::{Context, Result};
 use morris::database::{plan_derived, Database, DbError, Exported, SectorTable};
 use morris::index::Sector;
+use morris::progress::export_progress_pair;
+use morris::solve::{cyclic_pairs, MovingPair};
 use morris::table::Compression;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -30,8 +39,19 @@ use std::path::{Path, PathBuf};
 pub struct Args {
     /// The directory to write the win/draw/loss tables into (created if
     /// need be): `<variant>-<sector>.wdl`, one per table of the database.
-    #[arg(long, value_name = "OUT")]
-    wdl: PathBuf,
+    #[arg(long, value_name = "OUT", required_unless_present = "app", conflicts_with = "app")]
+    wdl: Option<PathBuf>,
+
+    /// Write an app set into DIR (created if need be) instead: what an
+    /// app ships to play perfectly without the full tables. The
+    /// win/draw/loss tier with derived sectors (as `--wdl DIR --derive`),
+    /// the progress tier of every cyclic pair (`<variant>-<sector>.prg`:
+    /// for each won state, the plies to the next capture or placement
+    /// under perfect play), and a manifest (`<variant>-app.manifest`: the
+    /// rules key, every file's size and checksum). `query`, `probe`,
+    /// `play`, `match`, `serve` and `verify` take DIR as `--db`.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["derive", "quick"])]
+    app: Option<PathBuf>,
 
     /// Worker threads. Default: all cores.
     #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -56,12 +76,28 @@ pub struct Args {
 }
 
 pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
+    let dir = args.wdl.as_ref().or(args.app.as_ref()).expect("clap asks for one");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads(args.threads)).build()?;
+    outcomes(db, args, dir, &pool, out)?;
+    if args.app.is_some() {
+        app_set(db, dir, &pool, out)?;
+    }
+    Ok(())
+}
+
+/// The win/draw/loss tier (`--wdl`, and the first part of `--app`).
+fn outcomes(
+    db: &Database,
+    args: &Args,
+    dir: &Path,
+    pool: &rayon::ThreadPool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let derive = args.derive || args.app.is_some();
     let (present, _) = sectors_in(db)?;
-    let dir = &args.wdl;
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let leftovers = remove_leftovers(db, dir)?;
     signals::install()?;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads(args.threads)).build()?;
     writeln!(
         out,
         "{}: win/draw/loss tier of {} tables of {} into {}",
@@ -75,7 +111,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     }
     // Sectors derived already: in the database (their stubs are copied)
     // or in OUT by a stopped export.
-    let fixed: BTreeSet<Sector> = if args.derive {
+    let fixed: BTreeSet<Sector> = if derive {
         present.iter().copied().filter(|&s| derived_before(db, s, dir)).collect()
     } else {
         BTreeSet::new()
@@ -84,13 +120,12 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     let mut bytes: BTreeMap<Sector, Exported> = BTreeMap::new();
     let words = ["exporting", "written", "already there"];
     let notes = ["written", "already there, checked"];
-    let compression =
-        if args.derive || args.quick { Compression::Quick } else { Compression::Smallest };
+    let compression = if derive || args.quick { Compression::Quick } else { Compression::Smallest };
     let exported = pass(db, &tables, words, notes, out, |s, c| {
         pool.install(|| db.export_wdl(s, dir, compression, c))
     })?;
     bytes.extend(tables.iter().copied().zip(exported.done.iter().copied()));
-    if !args.derive {
+    if !derive {
         return finish(db, &exported, &bytes, out);
     }
     let wdl_bytes = |s: Sector| bytes.get(&s).map_or(0, |e| e.bytes);
@@ -127,6 +162,79 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     })?;
     bytes.extend(kept.iter().copied().zip(smallest.done.iter().copied()));
     finish(db, &smallest, &bytes, out)
+}
+
+/// The rest of an app set, once its outcome tier is in `dir`: the
+/// progress tables of every cyclic pair the database holds whole, pair by
+/// pair (a signal stops it before the next pair), then the manifest.
+fn app_set(
+    db: &Database,
+    dir: &Path,
+    pool: &rayon::ThreadPool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let app = Database::new(dir, db.variant().clone());
+    let (present, _) = sectors_in(db)?;
+    let pairs: Vec<MovingPair> = cyclic_pairs(db.variant(), db.variant().stones() as u32 * 2)
+        .into_iter()
+        .filter(|p| p.sectors().iter().all(|s| present.contains(s)))
+        .collect();
+    writeln!(out, "progress tier of {} cyclic pairs into {}", pairs.len(), dir.display())?;
+    writeln!(
+        out,
+        "{:<12} {:>13} {:>10} {:>10} {:>10}  file",
+        "pair", "states", "progress", "bits/state", "time"
+    )?;
+    let start = std::time::Instant::now();
+    let (mut states, mut bytes, mut written) = (0u64, 0u64, 0usize);
+    for (i, &pair) in pairs.iter().enumerate() {
+        if let Some(signal) = signals::received() {
+            anyhow::bail!(
+                "interrupted by {} before pair {pair}; finished: {i} of {} pairs' progress tables; run the same command again to resume",
+                signals::name(signal),
+                pairs.len()
+            );
+        }
+        let t = std::time::Instant::now();
+        let done = pool.install(|| export_progress_pair(db, pair, &app))?;
+        let n: u64 =
+            pair.sectors().iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
+        let b: u64 = done.bytes.iter().map(|(_, b)| b).sum();
+        (states, bytes, written) = (states + n, bytes + b, written + usize::from(done.written));
+        writeln!(
+            out,
+            "{:<12} {n:>13} {:>10} {:>10.4} {:>10}  {}",
+            pair.to_string(),
+            units::bytes(b),
+            bits(b, n),
+            format!("{:.2} s", t.elapsed().as_secs_f64()),
+            if done.written { "written" } else { "already there, checked" }
+        )?;
+        out.flush()?;
+    }
+    writeln!(out, "{}", "-".repeat(70))?;
+    writeln!(
+        out,
+        "{} pairs ({written} written, {} already there) in {:.2} s: {states} states, progress tier {bytes} bytes, {} ({:.4} bits/state)",
+        pairs.len(),
+        pairs.len() - written,
+        start.elapsed().as_secs_f64(),
+        units::bytes(bytes),
+        bits(bytes, states)
+    )?;
+    let manifest = app.write_manifest(&describe(db.variant()))?;
+    let total: u64 = manifest.files.iter().map(|f| f.bytes).sum();
+    let all: u64 = present.iter().map(|&s| db.indexer().sector(s).canonical_states()).sum();
+    writeln!(
+        out,
+        "app set {}: {} files, {total} bytes, {} ({:.4} bits/state over {all} states); manifest {}",
+        dir.display(),
+        manifest.files.len(),
+        units::bytes(total),
+        bits(total, all),
+        app.manifest_path().display()
+    )?;
+    Ok(())
 }
 
 /// Whether `sector` is derived before this export: in the database, or in
@@ -201,7 +309,8 @@ fn finish(
     Ok(())
 }
 
-/// Removes the temporary files (`<variant>-*.wdl.tmp`) of an export that
+/// Removes the temporary files (`<variant>-*.wdl.tmp`, `.prg.tmp`, the
+/// manifest's) of an export that
 /// was killed before it could clean up; returns their names.
 fn remove_leftovers(db: &Database, dir: &std::path::Path) -> Result<Vec<String>> {
     let prefix = format!("{}-", db.variant().name());
@@ -211,7 +320,8 @@ fn remove_leftovers(db: &Database, dir: &std::path::Path) -> Result<Vec<String>>
     {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with(&prefix) && name.ends_with(".wdl.tmp") {
+        let leftover = [".wdl.tmp", ".prg.tmp", "-app.manifest.tmp"];
+        if name.starts_with(&prefix) && leftover.iter().any(|end| name.ends_with(end)) {
             std::fs::remove_file(entry.path())
                 .with_context(|| format!("{}: cannot remove", entry.path().display()))?;
             removed.push(name);

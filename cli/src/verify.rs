@@ -6,7 +6,10 @@ use crate::progress::sector_bar;
 use crate::units;
 use anyhow::{anyhow, bail, Result};
 use morris::database::{Database, Stored};
+use morris::index::Sector;
 use morris::position::{Color, Position, State};
+use morris::progress::check_progress_pair;
+use morris::solve::{cyclic_pairs, MovingPair};
 use morris::value::{Outcome, Value};
 use morris::verify::{SectorCheck, Tier, Verifier};
 use std::io::Write;
@@ -159,6 +162,9 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
             missing_names(&missing_asked, args.all)
         )?;
     }
+    if db.is_app_set() {
+        mismatches += app_set(db, args, &present, &pool, out, &mut failed)?;
+    }
     start_position(db, tier, &missing, out)?;
     out.flush()?;
     if !failed.is_empty() {
@@ -170,6 +176,99 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The rest of an app set (`export --app`): every file against the
+/// manifest's size and checksum, then the progress tables of every cyclic
+/// pair among `present` by the forward check ([`check_progress_pair`]).
+/// Failures go into `failed`; returns the mismatching progress values.
+fn app_set(
+    db: &Database,
+    args: &Args,
+    present: &[Sector],
+    pool: &rayon::ThreadPool,
+    out: &mut impl Write,
+    failed: &mut Vec<String>,
+) -> Result<u64> {
+    let manifest = db.app_manifest()?.expect("an app set");
+    let wrong = pool.install(|| db.check_app_files(&manifest));
+    writeln!(
+        out,
+        "app set: {} files against the manifest {}: {}",
+        manifest.files.len(),
+        db.manifest_path().display(),
+        if wrong.is_empty() {
+            "every size and checksum agrees".to_string()
+        } else {
+            format!("{} wrong", wrong.len())
+        }
+    )?;
+    for w in &wrong {
+        writeln!(out, "  {w}")?;
+    }
+    if !wrong.is_empty() {
+        failed.push("manifest".into());
+    }
+    let pairs: Vec<MovingPair> = cyclic_pairs(db.variant(), u32::from(db.variant().stones()) * 2)
+        .into_iter()
+        .filter(|p| p.sectors().iter().all(|s| present.contains(s) && args.wants(*s)))
+        .collect();
+    writeln!(
+        out,
+        "progress tier of {} cyclic pairs: every won or lost state's progress depth recomputed from its successors",
+        pairs.len()
+    )?;
+    writeln!(
+        out,
+        "{:<8} {:>12} {:>11}  {:<14} {:>9} {:>12}",
+        "sector", "states", "mismatches", "header counts", "time", "states/s"
+    )?;
+    let (mut states, mut mismatches) = (0u64, 0u64);
+    let start = Instant::now();
+    for pair in pairs {
+        let t = Instant::now();
+        let checks = match pool.install(|| check_progress_pair(db, pair)) {
+            Ok(checks) => checks,
+            Err(err) => {
+                failed.push(format!("{pair}"));
+                writeln!(out, "{:<8} error: {:#}", pair.to_string(), anyhow!(err))?;
+                continue;
+            }
+        };
+        let secs = t.elapsed().as_secs_f64();
+        for check in checks {
+            states += check.states;
+            mismatches += check.mismatches;
+            if check.mismatches > 0 || !check.counts_agree {
+                failed.push(format!("{}.prg", check.sector));
+            }
+            writeln!(
+                out,
+                "{:<8} {:>12} {:>11}  {:<14} {:>9} {:>12}",
+                check.sector.to_string(),
+                check.states,
+                check.mismatches,
+                if check.counts_agree { "agree" } else { "DISAGREE" },
+                format!("{secs:.2} s"),
+                units::rate(check.states as f64 / secs.max(1e-9))
+            )?;
+            for line in examples(db, &check) {
+                writeln!(out, "{line}")?;
+            }
+        }
+        out.flush()?;
+    }
+    writeln!(
+        out,
+        "progress tier: {states} states checked in {:.2} s: {}",
+        start.elapsed().as_secs_f64(),
+        if mismatches == 0 {
+            "every progress depth agrees".to_string()
+        } else {
+            format!("{mismatches} mismatches")
+        }
+    )?;
+    Ok(mismatches)
 }
 
 /// The first few mismatching states of a sector, as positions with White

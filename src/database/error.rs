@@ -111,6 +111,15 @@ pub enum DbError {
     /// where distances were asked for.
     #[error(transparent)]
     NeedsFullTier(#[from] FullTierNeeded),
+    /// An app set's manifest that is damaged, or made for other rules or
+    /// another variant than the ones asked.
+    #[error("{}: {what}", path.display())]
+    AppSet {
+        /// The manifest.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
     /// A derived sector (`morris compact --derive`) read as a table: its
     /// values come from one ply over its successors' tables.
     #[error("sector {sector} of {} is derived: its cells were left out (each value comes from one ply of search over the sectors its moves lead to), so it has no table to read", dir.display())]

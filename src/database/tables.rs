@@ -121,7 +121,20 @@ impl Database {
     /// too), else its win/draw/loss table, opened once and kept. The one
     /// place that chooses between the tiers; a damaged file of the tier
     /// chosen is an error, never a reason to read the other.
+    ///
+    /// A sector whose win/draw/loss table or stub was opened before is
+    /// answered from it without looking at the directory again: a player
+    /// over an app set asks this of every position it reads, and the
+    /// look for a full table is two system calls.
     pub fn tier(&self, sector: Sector) -> Result<SectorTable, DbError> {
+        if !self.open.lock().unwrap().contains_key(&sector) {
+            if let Some(t) = self.open_wdl.lock().unwrap().get(&sector) {
+                return Ok(SectorTable::Wdl(t.clone()));
+            }
+            if let Some(d) = self.open_derived.lock().unwrap().get(&sector) {
+                return Ok(SectorTable::Derived(d.clone()));
+            }
+        }
         match self.table(sector) {
             Ok(table) => Ok(SectorTable::Full(table)),
             Err(DbError::NeedsFullTier(_)) => Ok(SectorTable::Wdl(self.kept_wdl_table(sector)?)),

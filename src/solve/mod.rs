@@ -208,6 +208,25 @@ pub fn placement_pairs(v: &Variant, max_stones: u32) -> Vec<MovingPair> {
     pairs
 }
 
+/// Every pair of sectors up to `max_stones` that quiet moves keep play
+/// in, so that it can go round in circles: the moving phase's pairs, and
+/// Lasker's placement pairs ([`placement_pairs`]). The progress tier
+/// (`crate::progress`) covers them.
+pub fn cyclic_pairs(v: &Variant, max_stones: u32) -> Vec<MovingPair> {
+    let mut pairs = moving_pairs(v, max_stones);
+    pairs.extend(placement_pairs(v, max_stones));
+    pairs
+}
+
+/// Whether `sector` lies in one of [`cyclic_pairs`]: a moving-phase
+/// sector, or any sector of a variant whose players may slide while they
+/// place (Lasker's hands take every pair of counts). A game from another
+/// start, where one side's hand is empty and the other places, is not:
+/// every second ply is a placement.
+pub fn is_cyclic(v: &Variant, sector: Sector) -> bool {
+    sector.is_moving() || v.move_while_placing()
+}
+
 /// Every placement sector that a game from any start reaches
 /// ([`crate::sectors::extended_placement_sectors`]) with at most
 /// `max_stones` stones on the board and in hand, each after the sectors

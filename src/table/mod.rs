@@ -40,6 +40,9 @@
 //!   replaces the old file (`morris compact`).
 //! - [`derived`]: the stub left where a derived sector's table was
 //!   ([`DerivedStub`], [`write_derived_stub`]): its header, no cells.
+//! - [`progress`]: the progress tier of an app set, in files of the same
+//!   layout whose cells are won states' progress depths:
+//!   [`ProgressTable`], [`write_progress`].
 //! - [`wdl`]: the win/draw/loss tier, in files of the same layout whose
 //!   blocks hold 2-bit outcomes, four or one a byte: [`WdlTable`],
 //!   [`write_wdl`].
@@ -48,6 +51,7 @@
 
 pub mod derived;
 mod format;
+pub mod progress;
 mod reader;
 pub mod wdl;
 mod writer;
@@ -58,6 +62,7 @@ mod tests;
 pub use derived::{write_derived_stub, DerivedStub};
 pub(crate) use format::{decode_for_fuzzing, repair_checksums_for_fuzzing};
 pub use format::{TableError, TableInfo, Tier, BLOCK_CELLS, FORMAT_VERSION, ZSTD_LEVEL};
+pub use progress::{write_progress, ProgressTable};
 pub use reader::{cell_in_planes, Table};
 pub use wdl::{upgrade_wdl, write_wdl, Compression, WdlTable};
 pub use writer::{max_table_bytes, rewrite_table, write_table, write_table_with, WriteOptions};

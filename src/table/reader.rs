@@ -54,8 +54,19 @@ impl Table<memmap2::Mmap> {
     /// `expect_rules` and holds sector `expect_sector`. Reads only the header
     /// and the offset table.
     pub fn open(path: &Path, expect_rules: &str, expect_sector: &str) -> Result<Self, TableError> {
+        Self::open_kind(path, &FULL, expect_rules, expect_sector)
+    }
+
+    /// [`Table::open`] of a file of another kind in the same layout (the
+    /// progress tier's).
+    pub(super) fn open_kind(
+        path: &Path,
+        kind: &Kind,
+        expect_rules: &str,
+        expect_sector: &str,
+    ) -> Result<Self, TableError> {
         let (bytes, readahead) = map_for_probes(path)?;
-        let blocks = Blocks::parse(&bytes, path, &FULL, expect_rules, expect_sector, readahead)?;
+        let blocks = Blocks::parse(&bytes, path, kind, expect_rules, expect_sector, readahead)?;
         Ok(Table { bytes, blocks, cache: Mutex::new(BlockCache::default()) })
     }
 
@@ -146,10 +157,21 @@ impl<B: AsRef<[u8]>> Table<B> {
         expect_rules: &str,
         expect_sector: &str,
     ) -> Result<Self, TableError> {
+        Self::from_bytes_kind(bytes, path_for_errors, &FULL, expect_rules, expect_sector)
+    }
+
+    /// [`Table::from_bytes`] of a file of another kind in the same layout.
+    pub(super) fn from_bytes_kind(
+        bytes: B,
+        path_for_errors: &Path,
+        kind: &Kind,
+        expect_rules: &str,
+        expect_sector: &str,
+    ) -> Result<Self, TableError> {
         let blocks = Blocks::parse(
             bytes.as_ref(),
             path_for_errors,
-            &FULL,
+            kind,
             expect_rules,
             expect_sector,
             Readahead::NONE,
@@ -307,7 +329,7 @@ impl<B: AsRef<[u8]>> Table<B> {
     /// Every block read, checked and summarised by `summary` in parallel
     /// (one block's cells in memory per thread), the summaries joined by
     /// `join` from `empty`.
-    fn fold_blocks<T: Send>(
+    pub(super) fn fold_blocks<T: Send>(
         &self,
         summary: impl Fn(&[u16]) -> T + Sync + Send,
         empty: impl Fn() -> T + Sync + Send,

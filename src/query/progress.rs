@@ -1,0 +1,89 @@
+//! The app set's player: in a won or lost state of a cyclic pair, the
+//! move the progress tier picks (`crate::progress` has the tier and the
+//! proof that this player wins every won state).
+
+use super::{MoveValue, Query, QueryError};
+use crate::index::Sector;
+use crate::position::State;
+use crate::rules::{legal_moves, play};
+use crate::solve::{is_cyclic, MovingPair};
+use crate::value::Value;
+
+impl Query<'_> {
+    /// In an app set (`morris export --app`), the move the progress tier
+    /// picks in a won or lost state of a cyclic pair (`crate::progress`):
+    /// the winner leaves the pair into a state lost for the opponent, or
+    /// slides to a lost state one progress ply nearer (the first of the
+    /// nearest); the loser takes the move whose result is the deepest.
+    /// `None` where the tier does not apply: not an app set, a draw, a
+    /// sector where play cannot go round in circles (keeping the value is
+    /// enough there: every move places a stone).
+    pub(super) fn progress_move(
+        &self,
+        state: &State,
+        value: Value,
+    ) -> Result<Option<MoveValue>, QueryError> {
+        let sector = Sector::of(state);
+        if value == Value::Draw || !is_cyclic(self.variant(), sector) || !self.db.is_app_set() {
+            return Ok(None);
+        }
+        let pair = MovingPair::of(sector).sectors();
+        let in_pair = |s: &State| s.mover_stones() >= 3 && pair.contains(&Sector::of(s));
+        let mut best: Option<(u32, MoveValue)> = None;
+        for mv in legal_moves(self.variant(), state) {
+            let next = play(state, mv);
+            let (after, exactness) = self.state_value(&next)?;
+            let mine = MoveValue { mv, value: after.back(), exactness };
+            if matches!(value, Value::Win(_)) {
+                if !matches!(after, Value::Loss(_)) {
+                    continue;
+                }
+                if !in_pair(&next) {
+                    // Progress into a state lost for the opponent.
+                    return Ok(Some(mine));
+                }
+                let nearer = self.lost_progress_depth(&next, &in_pair)?;
+                if best.as_ref().is_none_or(|(b, _)| nearer < *b) {
+                    best = Some((nearer, mine));
+                }
+            } else {
+                // The opponent wins from every result; in the pair at its
+                // progress depth, out of it at once (a win in one).
+                let resists = match in_pair(&next) {
+                    true => self.won_progress_depth(&next)?,
+                    false => 1,
+                };
+                if best.as_ref().is_none_or(|(b, _)| resists > *b) {
+                    best = Some((resists, mine));
+                }
+            }
+        }
+        Ok(best.map(|(_, m)| m))
+    }
+
+    /// The progress depth of a won state of a cyclic pair in an app set.
+    fn won_progress_depth(&self, state: &State) -> Result<u32, QueryError> {
+        Ok(self.db.progress_depth(state)?.expect("a state of a cyclic pair in an app set"))
+    }
+
+    /// The progress depth of a lost state `q` of a cyclic pair: its
+    /// deepest reply's plus one, a reply that leaves the pair (into a
+    /// state won for the other side) counting as a win in one; 0 with no
+    /// reply.
+    fn lost_progress_depth(
+        &self,
+        q: &State,
+        in_pair: &impl Fn(&State) -> bool,
+    ) -> Result<u32, QueryError> {
+        let mut deepest: Option<u32> = None;
+        for reply in legal_moves(self.variant(), q) {
+            let next = play(q, reply);
+            let depth = match in_pair(&next) {
+                true => self.won_progress_depth(&next)?,
+                false => 1,
+            };
+            deepest = Some(deepest.map_or(depth, |d| d.max(depth)));
+        }
+        Ok(deepest.map_or(0, |d| d + 1))
+    }
+}
