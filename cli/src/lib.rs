@@ -1,7 +1,9 @@
 //! The `morris` command as a library: its commands, the server, and the
 //! one entry point, [`main`], that the binary (`src/main.rs`) calls. The
-//! modules are private. Not a library to build on: the command's
-//! documentation is docs/cli.md.
+//! modules are private; besides `main`, only [`fuzzing`] (doc-hidden: the
+//! bodies of the fuzz targets of the server) is public, for the fuzz
+//! crate (`fuzz/`) and `cli/tests/fuzz_corpus.rs`. Not a library to build on:
+//! the command's documentation is docs/cli.md.
 //!
 //! Only this crate knows about clap, indicatif and the terminal. Every
 //! command gets the variant (with the global options applied) and a
@@ -26,6 +28,9 @@ mod solve;
 mod stats;
 mod units;
 mod verify;
+
+#[doc(hidden)]
+pub mod fuzzing;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
