@@ -12,9 +12,10 @@
 //! before reading it (`table::repair_checksums_for_fuzzing`), which needs
 //! the format's private header; an included file sees only the public
 //! API. The binary crate's targets (an HTTP request to `morris serve`, a
-//! `/api/probe` body) go the same way in their own crate: a doc-hidden
-//! module of bodies, a `[[bin]]` in `fuzz/Cargo.toml` per target, a
-//! corpus directory each, and a replay test beside that crate's tests.
+//! `/api/probe` body) go the same way in their own crate:
+//! `morris_cli::fuzzing` (`cli/src/fuzzing.rs`), a `[[bin]]` in
+//! `fuzz/Cargo.toml` each, a corpus directory each, and
+//! `cli/tests/fuzz_corpus.rs`.
 //!
 //! Every body returns whether the input was accepted (parsed, opened,
 //! read; for moves, legal), so that the replay test can hold the valid inputs kept in the

@@ -75,7 +75,10 @@ fn the_checkpoint_corpus_replays_clean() {
 
 /// Each target has its body, its corpus, its file in `fuzz/fuzz_targets/`
 /// and its `[[bin]]` in `fuzz/Cargo.toml`, and the tests above replay
-/// every corpus there is.
+/// every corpus of the library's targets. (The server's targets, whose
+/// bodies are in `morris-cli`, are checked and replayed by
+/// `cli/tests/fuzz_corpus.rs`, which also checks that the two lists of
+/// targets together name every corpus and target file.)
 #[test]
 fn every_target_has_a_body_a_corpus_and_a_fuzz_target() {
     let names = |dir: &str, suffix: &str| -> BTreeSet<String> {
@@ -86,8 +89,8 @@ fn every_target_has_a_body_a_corpus_and_a_fuzz_target() {
             .collect()
     };
     let bodies: BTreeSet<String> = TARGETS.iter().map(|(n, _)| n.to_string()).collect();
-    assert_eq!(names("corpus", ""), bodies);
-    assert_eq!(names("fuzz_targets", ".rs"), bodies);
+    assert!(names("corpus", "").is_superset(&bodies));
+    assert!(names("fuzz_targets", ".rs").is_superset(&bodies));
     let manifest = fs::read_to_string(fuzz_dir().join("Cargo.toml")).unwrap();
     for name in &bodies {
         assert!(manifest.contains(&format!("name = \"{name}\"")), "{name}");

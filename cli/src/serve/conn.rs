@@ -23,7 +23,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
-use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio::time::{sleep, timeout, timeout_at, Instant, Sleep};
 
@@ -48,6 +47,12 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The limits of `morris serve`: 16 KiB of request line, 32 KiB and
+    /// 100 header fields, 1 MiB of body, and the times given.
+    pub fn new(request: Duration, reply: Duration) -> Limits {
+        Limits { line: 16 << 10, headers: 32 << 10, fields: 100, body: 1 << 20, request, reply }
+    }
+
     /// hyper's read buffer: room for a head at both limits, and some. A
     /// head that does not fit is refused by hyper itself, with a 431 and
     /// no body.
@@ -76,11 +81,12 @@ pub struct State {
     refused: AtomicBool,
 }
 
-/// Talks HTTP on `stream` until the client closes, breaks a limit or
-/// goes quiet, or `evicted` fires (its sender dropped).
-pub async fn serve(
+/// Talks HTTP on `stream` (a TCP connection; an in-memory one for the
+/// fuzz target) until the client closes, breaks a limit or goes quiet, or
+/// `evicted` fires (its sender dropped).
+pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
     shared: &'static Shared,
-    stream: TcpStream,
+    stream: S,
     state: Arc<State>,
     evicted: oneshot::Receiver<()>,
 ) {
@@ -97,6 +103,7 @@ pub async fn serve(
             .header_read_timeout(limits.request)
             .max_buf_size(limits.buffer())
             .max_headers(limits.fields)
+            .half_close(shared.half_close)
             .title_case_headers(true)
             .serve_connection(TokioIo::new(&mut io), service);
         tokio::select! {
@@ -303,7 +310,12 @@ fn response(reply: Reply, refused: bool) -> Response<Full<Bytes>> {
 /// room for, or one whose head did not come in time, to which hyper sends
 /// nothing) and closes it, reading for up to `linger` what the client
 /// still sends so that it gets the reply rather than a reset.
-pub async fn refuse(stream: &mut TcpStream, refusal: Reply, limits: &Limits, linger_for: Duration) {
+pub async fn refuse<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
+    refusal: Reply,
+    limits: &Limits,
+    linger_for: Duration,
+) {
     let status = StatusCode::from_u16(refusal.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut bytes = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\
@@ -321,7 +333,7 @@ pub async fn refuse(stream: &mut TcpStream, refusal: Reply, limits: &Limits, lin
 
 /// Closes the sending side, then reads for up to `within` what the client
 /// still sends.
-async fn linger(stream: &mut TcpStream, within: Duration) {
+async fn linger<S: AsyncRead + AsyncWrite + Unpin>(stream: &mut S, within: Duration) {
     let _ = stream.shutdown().await;
     let deadline = Instant::now() + within;
     let mut drained = 0;
@@ -337,15 +349,15 @@ async fn linger(stream: &mut TcpStream, within: Duration) {
 /// The connection as hyper reads and writes it: what it reads marks the
 /// connection heard, and a write that cannot go on for `reply` (the
 /// client takes nothing) fails.
-struct Io {
-    stream: TcpStream,
+struct Io<S> {
+    stream: S,
     state: Arc<State>,
     reply: Duration,
     /// Running from the first write that had to wait until the next flush.
     stalled: Option<Pin<Box<Sleep>>>,
 }
 
-impl Io {
+impl<S> Io<S> {
     /// `result`, or a time-out once writes have waited for `reply`.
     fn deadline<T>(
         &mut self,
@@ -364,7 +376,7 @@ impl Io {
     }
 }
 
-impl AsyncRead for Io {
+impl<S: AsyncRead + Unpin> AsyncRead for Io<S> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -379,7 +391,7 @@ impl AsyncRead for Io {
     }
 }
 
-impl AsyncWrite for Io {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Io<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

@@ -19,6 +19,7 @@ mod lanes;
 
 use crate::common::{self, RuleOptions};
 use anyhow::{Context, Result};
+pub(crate) use api::PROBE_LIMIT;
 use conn::Limits;
 use http::Reply;
 use morris::database::Database;
@@ -26,11 +27,13 @@ use morris::search::SearchOptions;
 use morris::tiebreak::Style;
 use morris::variant::{Variant, VARIANT_NAMES};
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::oneshot;
 
 #[derive(clap::Args)]
@@ -109,6 +112,55 @@ pub struct Shared {
     lookups: lanes::Lane,
     reads: lanes::Lane,
     searches: lanes::Searches,
+    /// Whether a connection answers the requests it has read after the
+    /// client closed its sending side (hyper's `half_close`): not for
+    /// `morris serve`, where such a client counts as gone and its work is
+    /// dropped; only for the fuzz target, which closes its side once it
+    /// has written its bytes and then reads every reply.
+    half_close: bool,
+}
+
+/// The threads and queues of a server.
+struct Pools {
+    /// Lookup workers.
+    workers: usize,
+    /// The capacity of each queue (`--queue`).
+    queue: usize,
+    /// Connections open at once.
+    connections: usize,
+    /// The search thread's options (its transposition table).
+    search: SearchOptions,
+    /// `--search-seconds`.
+    search_seconds: u64,
+    /// `--test-search-throttle-ms`.
+    throttle: Option<Duration>,
+}
+
+impl Shared {
+    /// What connections share, with its workers, table-read thread and
+    /// search thread started; never freed.
+    fn start(
+        site: api::Site,
+        hosts: hosts::Hosts,
+        limits: Limits,
+        pools: Pools,
+        half_close: bool,
+    ) -> &'static Shared {
+        let shared: &'static Shared = Box::leak(Box::new(Shared {
+            site,
+            hosts,
+            limits,
+            connections: Connections::new(pools.connections),
+            lookups: lanes::Lane::new("requests", pools.queue),
+            reads: lanes::Lane::new("table reads", pools.queue),
+            searches: lanes::Searches::new(pools.queue),
+            half_close,
+        }));
+        lanes::start_lookups(&shared.lookups, &shared.site, pools.workers, pools.search_seconds);
+        lanes::start_reads(&shared.reads, &shared.site);
+        shared.searches.start(&shared.site, pools.search, pools.search_seconds, pools.throttle);
+        shared
+    }
 }
 
 /// Serves every known variant from `db_dir`, each under its own rules or
@@ -120,14 +172,10 @@ pub fn run(db_dir: &Path, rules: RuleOptions, args: &Args, out: &mut impl Write)
             .filter(|d| !d.is_zero())
             .with_context(|| format!("{what} must be a positive number of seconds"))
     };
-    let limits = Limits {
-        line: 16 << 10,
-        headers: 32 << 10,
-        fields: 100,
-        body: 1 << 20,
-        request: seconds(args.request_seconds, "--request-seconds")?,
-        reply: seconds(args.reply_seconds, "--reply-seconds")?,
-    };
+    let limits = Limits::new(
+        seconds(args.request_seconds, "--request-seconds")?,
+        seconds(args.reply_seconds, "--reply-seconds")?,
+    );
     let site = api::Site::new(databases(db_dir, rules)?, args.tie_break);
     let listener = std::net::TcpListener::bind(&args.bind)
         .with_context(|| format!("cannot listen on {}", args.bind))?;
@@ -137,24 +185,19 @@ pub fn run(db_dir: &Path, rules: RuleOptions, args: &Args, out: &mut impl Write)
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
-    let options = SearchOptions {
-        transposition_bytes: args.transposition_mib << 20,
-        ..SearchOptions::default()
+    let pools = Pools {
+        workers,
+        queue: args.queue.max(1),
+        connections: connection_cap(args.max_connections),
+        search: SearchOptions {
+            transposition_bytes: args.transposition_mib << 20,
+            ..SearchOptions::default()
+        },
+        search_seconds: args.search_seconds,
+        throttle: args.test_search_throttle_ms.map(Duration::from_millis),
     };
-    let queue = args.queue.max(1);
-    let shared: &'static Shared = Box::leak(Box::new(Shared {
-        site,
-        hosts: hosts::Hosts::new(bound, &args.allow_host),
-        limits,
-        connections: Connections::new(connection_cap(args.max_connections)),
-        lookups: lanes::Lane::new("requests", queue),
-        reads: lanes::Lane::new("table reads", queue),
-        searches: lanes::Searches::new(queue),
-    }));
-    lanes::start_lookups(&shared.lookups, &shared.site, workers, args.search_seconds);
-    lanes::start_reads(&shared.reads, &shared.site);
-    let throttle = args.test_search_throttle_ms.map(Duration::from_millis);
-    shared.searches.start(&shared.site, options, args.search_seconds, throttle);
+    let hosts = hosts::Hosts::new(bound, &args.allow_host);
+    let shared = Shared::start(site, hosts, limits, pools, false);
     let url = format!("http://{bound}/");
     // Tests and scripts read this line to learn the port.
     writeln!(out, "morris serve: {} on {url}", db_dir.display())?;
@@ -209,7 +252,7 @@ fn connection_cap(asked: usize) -> usize {
 async fn accept(listener: tokio::net::TcpListener, shared: &'static Shared) -> Result<()> {
     let mut last_report: Option<Instant> = None;
     loop {
-        let mut stream = match listener.accept().await {
+        let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) => {
                 if last_report.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
@@ -221,12 +264,24 @@ async fn accept(listener: tokio::net::TcpListener, shared: &'static Shared) -> R
             }
         };
         let _ = stream.set_nodelay(true);
-        match shared.connections.admit() {
+        tokio::spawn(connection(shared, stream));
+    }
+}
+
+/// What becomes of a connection taken: a slot is taken for it at once
+/// (not when the future first runs), and the future talks HTTP on it
+/// until it closes; with no room for it, the future answers 503 and
+/// closes it.
+fn connection<S: AsyncRead + AsyncWrite + Unpin>(
+    shared: &'static Shared,
+    mut stream: S,
+) -> impl Future<Output = ()> {
+    let admitted = shared.connections.admit();
+    async move {
+        match admitted {
             Some((held, evicted)) => {
-                tokio::spawn(async move {
-                    conn::serve(shared, stream, Arc::clone(&held.state), evicted).await;
-                    drop(held);
-                });
+                conn::serve(shared, stream, Arc::clone(&held.state), evicted).await;
+                drop(held);
             }
             None => {
                 let reply = Reply::error(
@@ -235,9 +290,7 @@ async fn accept(listener: tokio::net::TcpListener, shared: &'static Shared) -> R
                 );
                 // A short linger: these connections hold files outside the cap.
                 let linger = Duration::from_millis(200);
-                tokio::spawn(async move {
-                    conn::refuse(&mut stream, reply, &shared.limits, linger).await
-                });
+                conn::refuse(&mut stream, reply, &shared.limits, linger).await
             }
         }
     }
@@ -297,6 +350,47 @@ impl Drop for Held {
         let mut open = self.connections.open.lock().unwrap_or_else(|e| e.into_inner());
         open.1.remove(&self.id);
     }
+}
+
+/// For the fuzz targets (`crate::fuzzing`): a server of every known
+/// variant from `db_dir` under its own rules, as `morris serve --db DIR`
+/// with its defaults and limits, bound to 127.0.0.1:8080 (for the `Host`
+/// checks), but with one lookup worker, a transposition table of 16 MiB,
+/// searches stopped after a second, and `half_close` (see [`Shared`]).
+pub(crate) fn fuzzing_server(db_dir: &Path) -> Result<&'static Shared> {
+    let site = api::Site::new(databases(db_dir, RuleOptions::default())?, Style::DEFAULT);
+    let ten = Duration::from_secs(10);
+    let pools = Pools {
+        workers: 1,
+        queue: 64,
+        connections: 256,
+        search: SearchOptions { transposition_bytes: 16 << 20, ..SearchOptions::default() },
+        search_seconds: 1,
+        throttle: None,
+    };
+    let hosts = hosts::Hosts::new(([127, 0, 0, 1], 8080).into(), &[]);
+    Ok(Shared::start(site, hosts, Limits::new(ten, ten), pools, true))
+}
+
+/// For the fuzz targets: a connection on `stream` (an in-memory one), as
+/// the event loop hands a TCP connection over.
+pub(crate) async fn fuzzing_connection<S: AsyncRead + AsyncWrite + Unpin>(
+    shared: &'static Shared,
+    stream: S,
+) {
+    connection(shared, stream).await
+}
+
+/// For the fuzz targets: the routes' answer to a request, as a lookup
+/// worker gives it (no HTTP): status, content type and body.
+pub(crate) fn fuzzing_answer(
+    shared: &Shared,
+    method: &str,
+    url: &str,
+    body: &[u8],
+) -> (u16, &'static str, Vec<u8>) {
+    let reply = api::answer(&shared.site, method, url, body);
+    (reply.status, reply.content_type, reply.body)
 }
 
 /// Starts the system's browser on `url`, without waiting for it; a failure
