@@ -138,6 +138,9 @@ impl Game {
             return Ok(None);
         }
         query.check_distances(&position, PERFECT_PLAYER)?;
+        if let Some(chosen) = self.progress_choice(query, &position)? {
+            return Ok(Some(chosen));
+        }
         let moves = query.moves(&position)?;
         let valued: Vec<(Move, Value)> = moves.iter().map(|m| (m.mv, m.value)).collect();
         // Searched values (no placement table) cost a search each: no
@@ -149,6 +152,38 @@ impl Game {
             let m = moves.iter().find(|m| m.mv == mv).expect("one of the moves");
             MoveValue { value, ..*m }
         }))
+    }
+
+    /// In an app set, at a won or lost position of a cyclic pair: the
+    /// move of [`Query::progress_moves`] under the rule. The loser takes a
+    /// repetition draw where it has one (as [`Game::best_moves`] does). The
+    /// winner leaves out a move that repeats (it would draw); of the rest, those after which
+    /// the opponent cannot repeat come first; then the best progress key.
+    /// A won position whose every winning move repeats takes the rules'
+    /// way ([`Game::best_moves`]). `None` where the tier does not apply.
+    fn progress_choice(
+        &self,
+        query: &Query,
+        position: &Position,
+    ) -> Result<Option<MoveValue>, QueryError> {
+        let state = position.state();
+        let (value, exactness) = query.state_value(&state)?;
+        if exactness == Exactness::Exact {
+            return Ok(None);
+        }
+        let Some(moves) = query.progress_moves(&state, value)? else { return Ok(None) };
+        let variant = query.variant();
+        let repeats = |m: &MoveValue| self.would_repeat(&after(position, m.mv));
+        if matches!(value, Value::Loss(_)) && moves.iter().any(|(m, _)| repeats(m)) {
+            // The loser takes the repetition draw: the rules' way.
+            return Ok(None);
+        }
+        let fresh: Vec<&(MoveValue, u32)> = moves.iter().filter(|(m, _)| !repeats(m)).collect();
+        let safe = fresh
+            .iter()
+            .find(|(m, _)| !self.lets_opponent_repeat(variant, position, m.mv))
+            .or(fresh.first());
+        Ok(safe.map(|(m, _)| *m))
     }
 
     /// Whether the game is over at its last position: by the rules or by

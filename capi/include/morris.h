@@ -57,7 +57,8 @@ enum MorrisStatus
   // other; the message names the file.
   MORRIS_STATUS_CORRUPT = 4,
   // A table solved under other rules (another flying rule, say) than
-  // the handle's.
+  // the handle's, or an app set whose manifest names other rules (or is
+  // damaged: the message says which).
   MORRIS_STATUS_RULES_MISMATCH = 5,
   // A file or directory that cannot be read: a missing database
   // directory, say.

@@ -63,7 +63,8 @@ pub enum MorrisStatus {
     /// other; the message names the file.
     Corrupt = 4,
     /// A table solved under other rules (another flying rule, say) than
-    /// the handle's.
+    /// the handle's, or an app set whose manifest names other rules (or is
+    /// damaged: the message says which).
     RulesMismatch = 5,
     /// A file or directory that cannot be read: a missing database
     /// directory, say.
@@ -175,7 +176,9 @@ fn db_status(e: &DbError) -> MorrisStatus {
         DbError::Missing { .. } | DbError::MissingDependency { .. } => MorrisStatus::NotSolved,
         DbError::NeedsFullTier(_) => MorrisStatus::NoDistances,
         DbError::Io { .. } | DbError::ReadOnly { .. } => MorrisStatus::Io,
-        DbError::Table(TableError::WrongRules { .. }) => MorrisStatus::RulesMismatch,
+        DbError::Table(TableError::WrongRules { .. }) | DbError::AppSet { .. } => {
+            MorrisStatus::RulesMismatch
+        }
         DbError::Table(TableError::Io { .. }) => MorrisStatus::Io,
         DbError::Table(_) => MorrisStatus::Corrupt,
         _ => MorrisStatus::Internal,
@@ -357,7 +360,10 @@ pub unsafe extern "C" fn morris_db_open(
                 format!("{}: no such database directory", dir.display()),
             ));
         }
-        out.write(Box::into_raw(Box::new(MorrisDb { db: Database::new(dir, v) })));
+        let db = Database::new(dir, v);
+        // An app set made under other rules is refused here, at once.
+        db.app_manifest().map_err(|e| Failure::new(db_status(&e), e.to_string()))?;
+        out.write(Box::into_raw(Box::new(MorrisDb { db })));
         Ok(())
     })
 }

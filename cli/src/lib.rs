@@ -17,6 +17,7 @@ mod json;
 mod match_;
 mod plan;
 mod play;
+mod playouts;
 mod probe;
 mod progress;
 mod query;

@@ -1,6 +1,7 @@
 //! `morris match`: games between two players, counted with 95 % intervals.
 
 use crate::common::{describe, parse_position, threads};
+use crate::playouts::{self, Playouts};
 use anyhow::{bail, Context, Result};
 use morris::arena::{
     run_match, wilson, Blocks, End, MatchResult, MatchSpec, Memory, Player, Tally,
@@ -73,6 +74,15 @@ pub struct Args {
     /// One line of tab-separated figures instead of the table.
     #[arg(long)]
     tsv: bool,
+
+    /// Measure an app set (`morris export --app`): from every position of
+    /// --from, each won for the side to move by the full tables of --db,
+    /// the player that opens only DIR plays the side to move against
+    /// --opponent (`perfect`: the slowest loss), once; a game not won (a
+    /// repetition draw, the ply cap, a loss) is a failure. Prints the
+    /// games won and the plies they took against perfect play's.
+    #[arg(long, value_name = "DIR", requires = "from", conflicts_with_all = ["tsv", "player"])]
+    app: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -107,6 +117,28 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         db.check_distances(sectors, PERFECT_PLAYER)?;
     }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads(args.threads)).build()?;
+    if let Some(app) = &args.app {
+        let from = args.from.as_deref().expect("clap requires --from");
+        let p = Playouts {
+            app,
+            from,
+            starts: &spec.starts,
+            opponent: spec.opponent,
+            max_plies: spec.max_plies,
+            repetition: spec.repetition,
+            seed: spec.seed,
+        };
+        return match args.lookup {
+            Lookup::Memory => {
+                let memory = pool.install(|| Memory::load(db))?;
+                playouts::run(db, &memory, &p, &pool, out)
+            }
+            Lookup::Blocks => {
+                playouts::run(db, &Blocks::new(db, args.cache_mib << 20), &p, &pool, out)
+            }
+            Lookup::Tables => playouts::run(db, db, &p, &pool, out),
+        };
+    }
     let began = Instant::now();
     let needs_tables = needs_tables(&spec);
     let result = pool.install(|| -> Result<MatchResult> {

@@ -270,3 +270,54 @@ fn verify_checks_an_app_set_and_finds_a_changed_depth_and_other_rules_are_refuse
         "{text}"
     );
 }
+
+#[test]
+fn match_app_plays_won_positions_out_against_the_perfect_defender() {
+    let (judge, dir) = solved_and_exported("six", 8);
+    let v = judge.db.variant().clone();
+    // Every 50th won state of the moving phase's 5-3 and 4-4, White to move.
+    let mut lines = Vec::new();
+    for name in ["5-3", "4-4", "3-5"] {
+        let sector: Sector = name.parse().unwrap();
+        let index = judge.db.indexer().sector(sector);
+        let cells = &judge.cells[&sector];
+        let won = (0..index.slots()).filter(|&s| outcome(cells[s as usize]) == 1);
+        for slot in won.step_by(50) {
+            let (mover, opponent) = index.unrank(slot).unwrap();
+            let state = State { mover, opponent, mover_hand: 0, opponent_hand: 0 };
+            lines.push(Position::from_state(&state, Color::White).notation(&v));
+        }
+    }
+    let from = dir.path().join("won.txt");
+    std::fs::write(&from, lines.join("\n")).unwrap();
+    let (db, app) = (dir.path().join("db"), dir.path().join("app"));
+    let args = [
+        "--variant",
+        "six",
+        "match",
+        "--app",
+        app.to_str().unwrap(),
+        "--from",
+        from.to_str().unwrap(),
+        "--opponent",
+        "perfect",
+        "--lookup",
+        "tables",
+    ];
+    let out = ok(&db, &args);
+    let n = lines.len();
+    assert!(n > 100, "{n} positions");
+    assert!(out.contains(&format!("won {n} of {n} (100.0000 %); failures 0")), "{out}");
+    assert!(out.contains("plies to win: mean"), "{out}");
+    // A position that is not won is refused, naming it.
+    let sector: Sector = "4-4".parse().unwrap();
+    let index = judge.db.indexer().sector(sector);
+    let lost = (0..index.slots())
+        .find(|&s| index.unrank(s).is_some() && outcome(judge.cells[&sector][s as usize]) == -1)
+        .unwrap();
+    let (mover, opponent) = index.unrank(lost).unwrap();
+    let state = State { mover, opponent, mover_hand: 0, opponent_hand: 0 };
+    std::fs::write(&from, Position::from_state(&state, Color::White).notation(&v)).unwrap();
+    let err = common::fails(&db, &args);
+    assert!(err.contains("position 1") && err.contains("is not won"), "{err}");
+}

@@ -115,7 +115,10 @@ impl Database {
                 path.display()
             )));
         }
-        Ok(Database { db: Db::new(path, v) })
+        let db = Db::new(path, v);
+        // An app set made under other rules is refused here, at once.
+        db.app_manifest().map_err(|e| DatabaseError::new_err(e.to_string()))?;
+        Ok(Database { db })
     }
 
     /// The variant's name.

@@ -12,53 +12,70 @@ use crate::value::Value;
 impl Query<'_> {
     /// In an app set (`morris export --app`), the move the progress tier
     /// picks in a won or lost state of a cyclic pair (`crate::progress`):
-    /// the winner leaves the pair into a state lost for the opponent, or
-    /// slides to a lost state one progress ply nearer (the first of the
-    /// nearest); the loser takes the move whose result is the deepest.
-    /// `None` where the tier does not apply: not an app set, a draw, a
-    /// sector where play cannot go round in circles (keeping the value is
-    /// enough there: every move places a stone).
+    /// the first of [`Query::progress_moves`]. `None` where the tier does
+    /// not apply.
     pub(super) fn progress_move(
         &self,
         state: &State,
         value: Value,
     ) -> Result<Option<MoveValue>, QueryError> {
+        Ok(self.progress_moves(state, value)?.and_then(|moves| moves.first().map(|m| m.0)))
+    }
+
+    /// In an app set, the moves of a won or lost state of a cyclic pair
+    /// that keep its outcome, each with its progress key, best first
+    /// (ties in the order of [`legal_moves`]). The winner's moves lead into
+    /// states lost for the opponent: one that leaves the pair (a capture
+    /// or placement) has key 0, a slide the progress depth of the state it
+    /// leads to (one ply over that state's replies), and the least key is
+    /// the state's own depth less one. The loser's moves are all, keyed by
+    /// the progress depth of the state they lead to (1 out of the pair),
+    /// the deepest first. `None` where the tier does not apply: not an app
+    /// set, a draw, a sector where play cannot go round in circles
+    /// (keeping the value is enough there: every move places a stone).
+    pub fn progress_moves(
+        &self,
+        state: &State,
+        value: Value,
+    ) -> Result<Option<Vec<(MoveValue, u32)>>, QueryError> {
         let sector = Sector::of(state);
         if value == Value::Draw || !is_cyclic(self.variant(), sector) || !self.db.is_app_set() {
             return Ok(None);
         }
         let pair = MovingPair::of(sector).sectors();
         let in_pair = |s: &State| s.mover_stones() >= 3 && pair.contains(&Sector::of(s));
-        let mut best: Option<(u32, MoveValue)> = None;
+        let wins = matches!(value, Value::Win(_));
+        let mut moves = Vec::new();
         for mv in legal_moves(self.variant(), state) {
             let next = play(state, mv);
             let (after, exactness) = self.state_value(&next)?;
             let mine = MoveValue { mv, value: after.back(), exactness };
-            if matches!(value, Value::Win(_)) {
+            if wins {
                 if !matches!(after, Value::Loss(_)) {
                     continue;
                 }
-                if !in_pair(&next) {
-                    // Progress into a state lost for the opponent.
-                    return Ok(Some(mine));
-                }
-                let nearer = self.lost_progress_depth(&next, &in_pair)?;
-                if best.as_ref().is_none_or(|(b, _)| nearer < *b) {
-                    best = Some((nearer, mine));
-                }
+                // Progress into a state lost for the opponent, or a slide
+                // to one.
+                let key = match in_pair(&next) {
+                    true => self.lost_progress_depth(&next, &in_pair)?,
+                    false => 0,
+                };
+                moves.push((mine, key));
             } else {
                 // The opponent wins from every result; in the pair at its
                 // progress depth, out of it at once (a win in one).
-                let resists = match in_pair(&next) {
+                let key = match in_pair(&next) {
                     true => self.won_progress_depth(&next)?,
                     false => 1,
                 };
-                if best.as_ref().is_none_or(|(b, _)| resists > *b) {
-                    best = Some((resists, mine));
-                }
+                moves.push((mine, key));
             }
         }
-        Ok(best.map(|(_, m)| m))
+        match wins {
+            true => moves.sort_by_key(|&(_, key)| key),
+            false => moves.sort_by_key(|&(_, key)| std::cmp::Reverse(key)),
+        }
+        Ok(Some(moves))
     }
 
     /// The progress depth of a won state of a cyclic pair in an app set.

@@ -1,0 +1,174 @@
+//! `morris match --app DIR --from FILE`: the app set's player measured.
+//! From every position of FILE, each won for the side to move by the
+//! full tables of `--db`, the player that opens only DIR (outcomes and
+//! the progress tier under the repetition rule, `Game::choose_move`) plays the side to move
+//! against `--opponent` (by default the perfect defender: the full
+//! tier's slowest loss), under the repetition rule, until the game ends
+//! or reaches the ply cap. Every game not won counts as a failure: a
+//! repetition draw, the ply cap, a loss. The plies each win took are
+//! set against the start's distance to the end under perfect play.
+
+use crate::common::describe;
+use anyhow::{anyhow, Result};
+use morris::arena::Player;
+use morris::database::Database;
+use morris::game::{Game, Repetition};
+use morris::position::{Color, Position};
+use morris::query::{after, Query};
+use morris::rng::Rng;
+use morris::rules::{status, Status};
+use morris::tiebreak::Values;
+use morris::value::Value;
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::Path;
+
+/// What is played: the starts, the opponent, the rules of a game.
+pub struct Playouts<'a> {
+    pub app: &'a Path,
+    pub from: &'a Path,
+    pub starts: &'a [Position],
+    pub opponent: Player,
+    pub max_plies: usize,
+    pub repetition: Repetition,
+    pub seed: u64,
+}
+
+/// One game: the start's distance to the end with perfect play, the
+/// plies played and how it ended (`None`: the app player won).
+struct Played {
+    start: usize,
+    optimal: u16,
+    plies: usize,
+    failure: Option<&'static str>,
+}
+
+/// Plays every start of `p` (in parallel on `pool`) and prints
+/// the counts; an error where a start is not won, or a table cannot be
+/// read. `values` reads the full tables of `db` for the opponent.
+pub fn run<V>(
+    db: &Database,
+    values: &V,
+    p: &Playouts,
+    pool: &rayon::ThreadPool,
+    out: &mut impl Write,
+) -> Result<()>
+where
+    V: Values + Sync,
+    V::Error: std::error::Error + Send + Sync + 'static,
+{
+    let variant = db.variant();
+    let app = Database::new(p.app, variant.clone());
+    if app.app_manifest()?.is_none() {
+        anyhow::bail!(
+            "--app {}: not an app set (no {})",
+            p.app.display(),
+            app.manifest_path().display()
+        );
+    }
+    writeln!(
+        out,
+        "{}: the app set {} against {} from {} won positions of {}, repetition {}, a game not over after {} plies a failure",
+        describe(variant),
+        p.app.display(),
+        p.opponent,
+        p.starts.len(),
+        p.from.display(),
+        p.repetition,
+        p.max_plies
+    )?;
+    let played: Vec<Played> = pool.install(|| {
+        p.starts
+            .par_iter()
+            .enumerate()
+            .map_init(|| Query::new(&app), |query, (i, start)| play_one(values, query, p, i, start))
+            .collect::<Result<_>>()
+    })?;
+    let games = played.len() as u64;
+    let failed: Vec<&Played> = played.iter().filter(|g| g.failure.is_some()).collect();
+    let count = |what: &str| failed.iter().filter(|g| g.failure == Some(what)).count();
+    writeln!(
+        out,
+        "won {} of {games} ({:.4} %); failures {} (repetition {}, ply cap {}, lost {})",
+        games - failed.len() as u64,
+        100.0 * (games - failed.len() as u64) as f64 / games as f64,
+        failed.len(),
+        count("repetition"),
+        count("ply cap"),
+        count("lost")
+    )?;
+    for g in failed.iter().take(10) {
+        writeln!(
+            out,
+            "  failed: position {} ({}), {} after {} plies (perfect play wins in {})",
+            g.start + 1,
+            p.starts[g.start].notation(variant),
+            g.failure.unwrap_or_default(),
+            g.plies,
+            g.optimal
+        )?;
+    }
+    let won: Vec<&Played> = played.iter().filter(|g| g.failure.is_none()).collect();
+    if !won.is_empty() {
+        let n = won.len() as f64;
+        let plies: f64 = won.iter().map(|g| g.plies as f64).sum::<f64>() / n;
+        let optimal: f64 = won.iter().map(|g| f64::from(g.optimal)).sum::<f64>() / n;
+        let worst = won.iter().map(|g| g.plies as i64 - i64::from(g.optimal)).max().unwrap_or(0);
+        let ratio = won.iter().map(|g| g.plies as f64 / f64::from(g.optimal)).fold(0.0, f64::max);
+        writeln!(
+            out,
+            "plies to win: mean {plies:.2} against {optimal:.2} with perfect play (mean excess {:.2}); worst excess {worst} plies, worst ratio {ratio:.2}",
+            plies - optimal
+        )?;
+    }
+    Ok(())
+}
+
+/// The game from start `i`: the app player moves first.
+fn play_one<V>(
+    values: &V,
+    query: &mut Query,
+    p: &Playouts,
+    i: usize,
+    start: &Position,
+) -> Result<Played>
+where
+    V: Values + Sync,
+    V::Error: std::error::Error + Send + Sync + 'static,
+{
+    let variant = query.variant().clone();
+    let optimal = match values.value(&start.state())? {
+        Value::Win(d) => d,
+        other => anyhow::bail!(
+            "{} position {}: {} is not won for the side to move ({other:?} by the full tables)",
+            p.from.display(),
+            i + 1,
+            start.notation(&variant)
+        ),
+    };
+    let app_side: Color = start.to_move;
+    let mut rng = Rng::for_game(p.seed, i as u64);
+    let mut game = Game::new(*start, p.repetition);
+    let mut plies = 0;
+    loop {
+        let position = *game.position();
+        let end = match status(&variant, &position.state()) {
+            Status::Lost if position.to_move != app_side => Some(None),
+            Status::Lost => Some(Some("lost")),
+            Status::Drawn => Some(Some("full board")),
+            Status::Playing if game.repeated().is_some() => Some(Some("repetition")),
+            Status::Playing if plies >= p.max_plies => Some(Some("ply cap")),
+            Status::Playing => None,
+        };
+        if let Some(failure) = end {
+            return Ok(Played { start: i, optimal, plies, failure });
+        }
+        let mv = if position.to_move == app_side {
+            game.choose_move(query)?.ok_or_else(|| anyhow!("no move in a game not over"))?.mv
+        } else {
+            p.opponent.choose(&variant, values, &game, &mut rng)?
+        };
+        game.push(after(&position, mv));
+        plies += 1;
+    }
+}
