@@ -171,19 +171,89 @@ impl Game {
         if exactness == Exactness::Exact {
             return Ok(None);
         }
-        let Some(moves) = query.progress_moves(&state, value)? else { return Ok(None) };
         let variant = query.variant();
+        let moves = match query.progress_moves(&state, value)? {
+            Some(moves) => moves,
+            // Outside the cyclic pairs an app set's winner keeps the win,
+            // every winning move alike; the repetition rule still orders
+            // them (a capture can bring back an earlier board).
+            None if matches!(value, Value::Win(_)) && query.database().is_app_set() => {
+                self.winning_moves(query, position)?
+            }
+            None => return Ok(None),
+        };
         let repeats = |m: &MoveValue| self.would_repeat(&after(position, m.mv));
         if matches!(value, Value::Loss(_)) && moves.iter().any(|(m, _)| repeats(m)) {
             // The loser takes the repetition draw: the rules' way.
             return Ok(None);
         }
         let fresh: Vec<&(MoveValue, u32)> = moves.iter().filter(|(m, _)| !repeats(m)).collect();
-        let safe = fresh
-            .iter()
-            .find(|(m, _)| !self.lets_opponent_repeat(variant, position, m.mv))
-            .or(fresh.first());
-        Ok(safe.map(|(m, _)| *m))
+        if matches!(value, Value::Loss(_)) {
+            return Ok(fresh.first().map(|(m, _)| *m));
+        }
+        // The winner: first a move after which the opponent cannot repeat
+        // and every reply leaves it such a move again (two plies ahead),
+        // then one after which the opponent cannot repeat, then any.
+        let safe = |m: &MoveValue| !self.lets_opponent_repeat(variant, position, m.mv);
+        let mut chosen = None;
+        for (m, _) in fresh.iter().filter(|(m, _)| safe(m)) {
+            if self.stays_safe(query, position, m.mv)? {
+                return Ok(Some(*m));
+            }
+            chosen = chosen.or(Some(*m));
+        }
+        Ok(chosen.or(fresh.first().map(|(m, _)| *m)))
+    }
+
+    /// The moves of an app set's won position into states lost for the
+    /// opponent, all with key 0, in the order of [`legal_moves`].
+    fn winning_moves(
+        &self,
+        query: &Query,
+        position: &Position,
+    ) -> Result<Vec<(MoveValue, u32)>, QueryError> {
+        let moves = query.moves(position)?;
+        Ok(moves.into_iter().filter(|m| matches!(m.value, Value::Win(_))).map(|m| (m, 0)).collect())
+    }
+
+    /// Whether after `mv` (from `position`, won) every reply of the
+    /// opponent that does not repeat leaves the player a move into a state
+    /// lost for the opponent that does not repeat and after which the
+    /// opponent cannot repeat.
+    fn stays_safe(&self, query: &Query, position: &Position, mv: Move) -> Result<bool, QueryError> {
+        let variant = query.variant();
+        let next = after(position, mv);
+        if status(variant, &next.state()) != Status::Playing {
+            return Ok(true);
+        }
+        let mut game = self.clone();
+        game.push(next);
+        for reply in legal_moves(variant, &next.state()) {
+            let back = after(&next, reply);
+            if game.would_repeat(&back) || status(variant, &back.state()) != Status::Playing {
+                continue;
+            }
+            let mut later = game.clone();
+            later.push(back);
+            let mut found = false;
+            for m2 in legal_moves(variant, &back.state()) {
+                let ahead = after(&back, m2);
+                if later.would_repeat(&ahead) {
+                    continue;
+                }
+                let (value, _) = query.state_value(&ahead.state())?;
+                if matches!(value, Value::Loss(_))
+                    && !later.lets_opponent_repeat(variant, &back, m2)
+                {
+                    found = true;
+                    break;
+                }
+            }
+            if !found {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Whether the game is over at its last position: by the rules or by
