@@ -90,8 +90,8 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
     )?;
     writeln!(
         out,
-        "{:<8} {:>12} {:>11}  {:<14} {:>9} {:>12}",
-        "sector", "states", "mismatches", "header counts", "time", "states/s"
+        "{}",
+        columns(["sector", "states", "mismatches", "header counts", "time", "states/s"])
     )?;
     out.flush()?;
 
@@ -107,7 +107,6 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
         let t = Instant::now();
         let (_, result) = pool.install(|| verifier.next()).expect("a sector is left");
         let secs = t.elapsed().as_secs_f64();
-        let time = format!("{secs:.2} s");
         let lines = match result {
             Ok(check) => {
                 checked += check.states;
@@ -115,15 +114,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
                 if check.mismatches > 0 || !check.counts_agree {
                     failed.push(sector.to_string());
                 }
-                let agree = if check.counts_agree { "agree" } else { "DISAGREE" };
-                let mut lines = vec![format!(
-                    "{:<8} {:>12} {:>11}  {:<14} {time:>9} {:>12}",
-                    sector.to_string(),
-                    check.states,
-                    check.mismatches,
-                    agree,
-                    units::rate(check.states as f64 / secs.max(1e-9))
-                )];
+                let mut lines = vec![check_line(&check, secs)];
                 lines.extend(examples(db, &check));
                 lines
             }
@@ -220,8 +211,8 @@ fn app_set(
     )?;
     writeln!(
         out,
-        "{:<8} {:>12} {:>11}  {:<14} {:>9} {:>12}",
-        "sector", "states", "mismatches", "header counts", "time", "states/s"
+        "{}",
+        columns(["sector", "states", "mismatches", "header counts", "time", "states/s"])
     )?;
     let (mut states, mut mismatches) = (0u64, 0u64);
     let start = Instant::now();
@@ -242,16 +233,7 @@ fn app_set(
             if check.mismatches > 0 || !check.counts_agree {
                 failed.push(format!("{}.prg", check.sector));
             }
-            writeln!(
-                out,
-                "{:<8} {:>12} {:>11}  {:<14} {:>9} {:>12}",
-                check.sector.to_string(),
-                check.states,
-                check.mismatches,
-                if check.counts_agree { "agree" } else { "DISAGREE" },
-                format!("{secs:.2} s"),
-                units::rate(check.states as f64 / secs.max(1e-9))
-            )?;
+            writeln!(out, "{}", check_line(&check, secs))?;
             for line in examples(db, &check) {
                 writeln!(out, "{line}")?;
             }
@@ -269,6 +251,23 @@ fn app_set(
         }
     )?;
     Ok(mismatches)
+}
+
+/// A line of the table of checked sectors, its six columns aligned.
+fn columns(c: [&str; 6]) -> String {
+    format!("{:<8} {:>12} {:>11}  {:<14} {:>9} {:>12}", c[0], c[1], c[2], c[3], c[4], c[5])
+}
+
+/// The line of a sector checked in `secs` seconds.
+fn check_line(check: &SectorCheck, secs: f64) -> String {
+    columns([
+        &check.sector.to_string(),
+        &check.states.to_string(),
+        &check.mismatches.to_string(),
+        if check.counts_agree { "agree" } else { "DISAGREE" },
+        &format!("{secs:.2} s"),
+        &units::rate(check.states as f64 / secs.max(1e-9)),
+    ])
 }
 
 /// The first few mismatching states of a sector, as positions with White
