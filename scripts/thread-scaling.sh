@@ -8,9 +8,11 @@
 # {7,5} (267.8 M states), the placement sector 6-5-1-0 (72.1 M, after the
 # placement phase up to 12 stones), the self-partnered pair {6,6}
 # (156.2 M), and checks the 42 sectors of 12 stones (1.15 G states);
-# then solves Lasker up to 11 stones with every core and, at each thread
-# count, its cyclic placement pair 5-5-1-0 with 5-5-0-1 (123.7 M states:
-# a side with stones in hand may slide, so it is solved as a moving pair).
+# then solves Lasker up to 12 stones with every core and, at each thread
+# count, its cyclic placement pair 6-5-1-0 with 5-6-0-1 (144.2 M states:
+# a side with stones in hand may slide, so it is solved as a moving pair);
+# then Morabaraba's moving phase up to 11 stones and, at each thread
+# count, its pair {6,5} (a moving pair on the 24-point board).
 # Prints one line per run (its wall time, and the solver's own line);
 # the whole output also goes to $OUT/all.log.
 #
@@ -80,11 +82,19 @@ for t in "${THREADS[@]}"; do
   grep -h 'states checked' "$OUT/step.log"
 done
 L=("$MORRIS" --variant lasker --db "$DB")
-[ "$(left)" -gt 60 ] && run lasker-11 "${L[@]}" solve --max-stones 11
+[ "$(left)" -gt 90 ] && run lasker-12 "${L[@]}" solve --max-stones 12
 for t in "${THREADS[@]}"; do
   [ "$(left)" -gt 30 ] || break
-  rm -f "$DB/lasker-5-5-1-0.mtb" "$DB/lasker-5-5-0-1.mtb"
-  run "lasker 5-5-1-0 x$t" "${L[@]}" solve --job 5-5-1-0 --threads "$t"
+  rm -f "$DB/lasker-6-5-1-0.mtb" "$DB/lasker-5-6-0-1.mtb"
+  run "lasker 6-5-1-0 x$t" "${L[@]}" solve --job 6-5-1-0 --threads "$t"
+  grep -h '^pair 1/1' "$OUT/step.log"
+done
+G=("$MORRIS" --variant morabaraba --db "$DB")
+[ "$(left)" -gt 90 ] && run morabaraba-11 "${G[@]}" solve --phase moving --max-stones 11
+for t in "${THREADS[@]}"; do
+  [ "$(left)" -gt 30 ] || break
+  rm -f "$DB/morabaraba-6-5.mtb" "$DB/morabaraba-5-6.mtb"
+  run "morabaraba 6,5 x$t" "${G[@]}" solve --pair 6,5 --threads "$t"
   grep -h '^pair 1/1' "$OUT/step.log"
 done
 rm -rf "$DB"
