@@ -51,6 +51,12 @@ impl fmt::Display for Repetition {
     }
 }
 
+/// How many moves of its own ahead the app set's winner makes sure that
+/// the opponent cannot force a repetition ([`Game::holds`]): 2 looks four
+/// plies past the move. Depth 1 (two plies) lost 6 of 20,003 won starts of
+/// six to repetitions in the placement phase (docs/progress.md).
+const SAFE_DEPTH: u32 = 2;
+
 /// The positions of a game from its first, under a repetition rule.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -171,7 +177,6 @@ impl Game {
         if exactness == Exactness::Exact {
             return Ok(None);
         }
-        let variant = query.variant();
         let moves = match query.progress_moves(&state, value)? {
             Some(moves) => moves,
             // Outside the cyclic pairs an app set's winner keeps the win,
@@ -191,18 +196,16 @@ impl Game {
         if matches!(value, Value::Loss(_)) {
             return Ok(fresh.first().map(|(m, _)| *m));
         }
-        // The winner: first a move after which the opponent cannot repeat
-        // and every reply leaves it such a move again (two plies ahead),
-        // then one after which the opponent cannot repeat, then any.
-        let safe = |m: &MoveValue| !self.lets_opponent_repeat(variant, position, m.mv);
-        let mut chosen = None;
-        for (m, _) in fresh.iter().filter(|(m, _)| safe(m)) {
-            if self.stays_safe(query, position, m.mv)? {
-                return Ok(Some(*m));
+        // The winner: the first move (by progress key) that keeps the win
+        // against every defence by repetition for the most plies ahead.
+        for depth in (0..=SAFE_DEPTH).rev() {
+            for (m, _) in &fresh {
+                if self.holds(query, position, m.mv, depth)? {
+                    return Ok(Some(*m));
+                }
             }
-            chosen = chosen.or(Some(*m));
         }
-        Ok(chosen.or(fresh.first().map(|(m, _)| *m)))
+        Ok(fresh.first().map(|(m, _)| *m))
     }
 
     /// The moves of an app set's won position into states lost for the
@@ -216,11 +219,18 @@ impl Game {
         Ok(moves.into_iter().filter(|m| matches!(m.value, Value::Win(_))).map(|m| (m, 0)).collect())
     }
 
-    /// Whether after `mv` (from `position`, won) every reply of the
-    /// opponent that does not repeat leaves the player a move into a state
-    /// lost for the opponent that does not repeat and after which the
-    /// opponent cannot repeat.
-    fn stays_safe(&self, query: &Query, position: &Position, mv: Move) -> Result<bool, QueryError> {
+    /// Whether the winning move `mv` (from `position`, the game's last,
+    /// won for the side to move) holds against repetition for `depth` more
+    /// moves of the winner: the game ends at once, or the opponent has no
+    /// reply that repeats and, with `depth` above 0, after every reply the
+    /// winner again has a winning move that holds for `depth - 1`.
+    fn holds(
+        &self,
+        query: &Query,
+        position: &Position,
+        mv: Move,
+        depth: u32,
+    ) -> Result<bool, QueryError> {
         let variant = query.variant();
         let next = after(position, mv);
         if status(variant, &next.state()) != Status::Playing {
@@ -228,32 +238,62 @@ impl Game {
         }
         let mut game = self.clone();
         game.push(next);
-        for reply in legal_moves(variant, &next.state()) {
+        let replies = legal_moves(variant, &next.state());
+        if replies.iter().any(|&r| game.would_repeat(&after(&next, r))) {
+            return Ok(false);
+        }
+        if depth == 0 {
+            return Ok(true);
+        }
+        for reply in replies {
             let back = after(&next, reply);
-            if game.would_repeat(&back) || status(variant, &back.state()) != Status::Playing {
+            if status(variant, &back.state()) != Status::Playing {
                 continue;
             }
             let mut later = game.clone();
             later.push(back);
-            let mut found = false;
-            for m2 in legal_moves(variant, &back.state()) {
-                let ahead = after(&back, m2);
-                if later.would_repeat(&ahead) {
-                    continue;
-                }
-                let (value, _) = query.state_value(&ahead.state())?;
-                if matches!(value, Value::Loss(_))
-                    && !later.lets_opponent_repeat(variant, &back, m2)
-                {
-                    found = true;
-                    break;
-                }
-            }
-            if !found {
+            if !later.wins_safely(query, &back, depth - 1)? {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// Whether the side to move, at the game's last position (won by the
+    /// tables), has a move that keeps the win against repetition for
+    /// `depth` more of its own moves ([`Game::holds`]). `false` proves
+    /// that the win cannot be kept under the rule: whatever the winner
+    /// plays, within `depth + 1` of its moves the opponent can force a
+    /// repetition, or the winner must leave the states the tables call
+    /// won (and a state the tables do not call won lets the opponent hold
+    /// at least the draw). `true` proves nothing beyond that horizon.
+    pub fn keeps_win(&self, query: &Query, depth: u32) -> Result<bool, QueryError> {
+        let position = *self.position();
+        self.wins_safely(query, &position, depth)
+    }
+
+    /// Whether the side to move at `position` (the game's last, won) has
+    /// a move into a state lost for the opponent, not a repetition, that
+    /// [holds](Game::holds) for `depth`.
+    fn wins_safely(
+        &self,
+        query: &Query,
+        position: &Position,
+        depth: u32,
+    ) -> Result<bool, QueryError> {
+        let variant = query.variant();
+        for mv in legal_moves(variant, &position.state()) {
+            let ahead = after(position, mv);
+            if self.would_repeat(&ahead) {
+                continue;
+            }
+            let won = status(variant, &ahead.state()) == Status::Lost
+                || matches!(query.state_value(&ahead.state())?.0, Value::Loss(_));
+            if won && self.holds(query, position, mv, depth)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Whether the game is over at its last position: by the rules or by

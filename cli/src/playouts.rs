@@ -23,6 +23,9 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::path::Path;
 
+/// Said of a failed start that no line keeps the win under the rule.
+const DRAWN_BY_RULE: &str = "; drawn under the rule: against every line that keeps the win, the defender forces a repetition within 5 of the winner's moves";
+
 /// What is played: the starts, the opponent, the rules of a game.
 pub struct Playouts<'a> {
     pub app: &'a Path,
@@ -34,13 +37,20 @@ pub struct Playouts<'a> {
     pub seed: u64,
 }
 
+/// How many of its own moves ahead a failed start is searched for a line
+/// that keeps the win against every repetition ([`Game::keeps_win`]):
+/// twice as deep as the player looks ([`DRAWN_BY_RULE`] says 5 moves).
+const PROOF_DEPTH: u32 = 4;
+
 /// One game: the start's distance to the end with perfect play, the
-/// plies played and how it ended (`None`: the app player won).
+/// plies played and how it ended (`None`: the app player won); for a
+/// repetition, whether the search proved the start drawn under the rule.
 struct Played {
     start: usize,
     optimal: u16,
     plies: usize,
     failure: Option<&'static str>,
+    drawn_by_rule: bool,
 }
 
 /// Plays every start of `p` (in parallel on `pool`) and prints
@@ -89,23 +99,25 @@ where
     let count = |what: &str| failed.iter().filter(|g| g.failure == Some(what)).count();
     writeln!(
         out,
-        "won {} of {games} ({:.4} %); failures {} (repetition {}, ply cap {}, lost {})",
+        "won {} of {games} ({:.4} %); failures {} (repetition {}, {} of them proved drawn under the rule; ply cap {}, lost {})",
         games - failed.len() as u64,
         100.0 * (games - failed.len() as u64) as f64 / games as f64,
         failed.len(),
         count("repetition"),
+        failed.iter().filter(|g| g.drawn_by_rule).count(),
         count("ply cap"),
         count("lost")
     )?;
     for g in failed.iter().take(10) {
         writeln!(
             out,
-            "  failed: position {} ({}), {} after {} plies (perfect play wins in {})",
+            "  failed: position {} ({}), {} after {} plies (perfect play wins in {}){}",
             g.start + 1,
             p.starts[g.start].notation(variant),
             g.failure.unwrap_or_default(),
             g.plies,
-            g.optimal
+            g.optimal,
+            if g.drawn_by_rule { DRAWN_BY_RULE } else { "" }
         )?;
     }
     let won: Vec<&Played> = played.iter().filter(|g| g.failure.is_none()).collect();
@@ -161,7 +173,9 @@ where
             Status::Playing => None,
         };
         if let Some(failure) = end {
-            return Ok(Played { start: i, optimal, plies, failure });
+            let drawn_by_rule = failure == Some("repetition")
+                && !Game::new(*start, p.repetition).keeps_win(query, PROOF_DEPTH)?;
+            return Ok(Played { start: i, optimal, plies, failure, drawn_by_rule });
         }
         let mv = if position.to_move == app_side {
             game.choose_move(query)?.ok_or_else(|| anyhow!("no move in a game not over"))?.mv

@@ -205,16 +205,39 @@ fn solved_and_exported(variant: &str, max_stones: u32) -> (Judge, tempfile::Temp
     (judge, dir)
 }
 
-fn plays_perfectly(variant: &str, max_stones: u32) {
+fn plays_perfectly(variant: &str, max_stones: u32) -> tempfile::TempDir {
     let (judge, dir) = solved_and_exported(variant, max_stones);
     let (asked, failed, failures) = check_app_player(&judge, &dir.path().join("app"), max_stones);
     assert!(asked > 10_000, "{asked} states asked");
     assert_eq!(failed, 0, "{failures:#?}");
+    dir
 }
 
 #[test]
 fn the_app_set_plays_every_state_of_six_perfectly() {
-    plays_perfectly("six", 12);
+    let dir = plays_perfectly("six", 12);
+    // Four placement starts won by the tables where the defender can
+    // capture back to an earlier board. Looking two plies ahead for
+    // repeats, the app player drew all four; four plies ahead it wins
+    // the last two, and the search proves the first two drawn under the
+    // board rule (the full tier's perfect player draws them too).
+    let starts = [
+        "BB..BW../WB..W.WW b 1 2",
+        "W.BBB.WW/B.W..... b 0 1",
+        "WW.W.B.W/W.BB.B.B w 1 1",
+        "WB.WBBB./WWW..B.. w 1 1",
+    ];
+    let from = dir.path().join("starts.txt");
+    std::fs::write(&from, starts.join("\n")).unwrap();
+    let app = dir.path().join("app");
+    let args = ["--variant", "six", "match", "--app", app.to_str().unwrap()];
+    let from_args = ["--from", from.to_str().unwrap(), "--opponent", "perfect"];
+    let out = ok(&dir.path().join("db"), &[&args[..], &from_args[..]].concat());
+    let failures =
+        "failures 2 (repetition 2, 2 of them proved drawn under the rule; ply cap 0, lost 0)";
+    assert!(out.contains(&format!("won 2 of 4 (50.0000 %); {failures}")), "{out}");
+    assert!(out.contains("position 1 (BB..BW../WB..W.WW b 1 2), repetition"), "{out}");
+    assert!(out.contains("position 2 (W.BBB.WW/B.W..... b 0 1), repetition"), "{out}");
 }
 
 #[test]
