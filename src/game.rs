@@ -261,7 +261,10 @@ impl Game {
 
     /// Whether the side to move, at the game's last position (won by the
     /// tables), has a move that keeps the win against repetition for
-    /// `depth` more of its own moves ([`Game::holds`]). `false` proves
+    /// `depth` more of its own moves: a move into a state lost for the
+    /// opponent, not a repetition, after which the opponent has no reply
+    /// that repeats and, while `depth` lasts, after every reply the winner
+    /// again has such a move. The app player looks 2 deep. `false` proves
     /// that the win cannot be kept under the rule: whatever the winner
     /// plays, within `depth + 1` of its moves the opponent can force a
     /// repetition, or the winner must leave the states the tables call
