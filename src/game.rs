@@ -200,7 +200,7 @@ impl Game {
         // against every defence by repetition for the most plies ahead.
         for depth in (0..=SAFE_DEPTH).rev() {
             for (m, _) in &fresh {
-                if self.holds(query, position, m.mv, depth)? {
+                if self.holds(query, m.mv, depth)? {
                     return Ok(Some(*m));
                 }
             }
@@ -219,20 +219,14 @@ impl Game {
         Ok(moves.into_iter().filter(|m| matches!(m.value, Value::Win(_))).map(|m| (m, 0)).collect())
     }
 
-    /// Whether the winning move `mv` (from `position`, the game's last,
-    /// won for the side to move) holds against repetition for `depth` more
+    /// Whether the winning move `mv` (from the game's last position, won
+    /// for the side to move) holds against repetition for `depth` more
     /// moves of the winner: the game ends at once, or the opponent has no
     /// reply that repeats and, with `depth` above 0, after every reply the
     /// winner again has a winning move that holds for `depth - 1`.
-    fn holds(
-        &self,
-        query: &Query,
-        position: &Position,
-        mv: Move,
-        depth: u32,
-    ) -> Result<bool, QueryError> {
+    fn holds(&self, query: &Query, mv: Move, depth: u32) -> Result<bool, QueryError> {
         let variant = query.variant();
-        let next = after(position, mv);
+        let next = after(self.position(), mv);
         if status(variant, &next.state()) != Status::Playing {
             return Ok(true);
         }
@@ -252,7 +246,7 @@ impl Game {
             }
             let mut later = game.clone();
             later.push(back);
-            if !later.wins_safely(query, &back, depth - 1)? {
+            if !later.keeps_win(query, depth - 1)? {
                 return Ok(false);
             }
         }
@@ -271,20 +265,8 @@ impl Game {
     /// won (and a state the tables do not call won lets the opponent hold
     /// at least the draw). `true` proves nothing beyond that horizon.
     pub fn keeps_win(&self, query: &Query, depth: u32) -> Result<bool, QueryError> {
-        let position = *self.position();
-        self.wins_safely(query, &position, depth)
-    }
-
-    /// Whether the side to move at `position` (the game's last, won) has
-    /// a move into a state lost for the opponent, not a repetition, that
-    /// [holds](Game::holds) for `depth`.
-    fn wins_safely(
-        &self,
-        query: &Query,
-        position: &Position,
-        depth: u32,
-    ) -> Result<bool, QueryError> {
         let variant = query.variant();
+        let position = self.position();
         for mv in legal_moves(variant, &position.state()) {
             let ahead = after(position, mv);
             if self.would_repeat(&ahead) {
@@ -292,7 +274,7 @@ impl Game {
             }
             let won = status(variant, &ahead.state()) == Status::Lost
                 || matches!(query.state_value(&ahead.state())?.0, Value::Loss(_));
-            if won && self.holds(query, position, mv, depth)? {
+            if won && self.holds(query, mv, depth)? {
                 return Ok(true);
             }
         }
