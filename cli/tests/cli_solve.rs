@@ -418,15 +418,48 @@ fn committed_moving_figures_of_nine_without_flying_agree_with_a_solve() {
 /// nine's with flying (so the file is not nine's under another name).
 #[test]
 fn committed_placement_figures_of_nine_without_flying_agree_with_a_solve() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine-fly-never/placement.tsv");
-    let committed = fs::read_to_string(path).unwrap();
-    let rules = ["--variant", "nine", "--fly-at", "never"];
+    let committed = committed_placement_rows_agree_with_a_solve(
+        &["--variant", "nine", "--fly-at", "never"],
+        "nine-fly-never",
+        9,
+        30,
+    );
+    let flying =
+        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine/placement.tsv"))
+            .unwrap();
+    assert_ne!(committed, flying, "nine without flying is another game");
+}
+
+/// `data/morabaraba/placement.tsv`, Morabaraba's placement phase from its
+/// whole solve (docs/results.md), the same way: one row per placement
+/// sector, and its rows up to 8 stones (16 sectors, every table verified)
+/// as a solve here gives them.
+#[test]
+fn committed_placement_figures_of_morabaraba_agree_with_a_solve() {
+    committed_placement_rows_agree_with_a_solve(&["--variant", "morabaraba"], "morabaraba", 8, 16);
+}
+
+/// Solves the game of `rules` up to `stones` and verifies it, then holds
+/// `data/DIR/placement.tsv` to it: the columns of `stats --tsv`, one row for
+/// each placement sector of the whole game (`sectors --phase all`), and
+/// the `compared` placement rows of the solve among them. Returns the file.
+fn committed_placement_rows_agree_with_a_solve(
+    rules: &[&str],
+    dir: &str,
+    stones: u32,
+    compared: usize,
+) -> String {
+    let path = format!("{}/../data/{dir}/placement.tsv", env!("CARGO_MANIFEST_DIR"));
+    let committed = fs::read_to_string(&path).unwrap();
+    let stones = stones.to_string();
     let db = scratch();
-    ok(db.path(), &[&rules[..], &["solve", "--max-stones", "9", "--threads", "2"]].concat());
-    let ours = ok(db.path(), &[&rules[..], &["stats", "--tsv"]].concat());
+    ok(db.path(), &[rules, &["solve", "--max-stones", &stones, "--threads", "2"]].concat());
+    let out = ok(db.path(), &[rules, &["verify", "--threads", "2"]].concat());
+    assert!(out.contains("every value agrees"), "{out}");
+    let ours = ok(db.path(), &[rules, &["stats", "--tsv"]].concat());
     assert_eq!(committed.lines().next(), ours.lines().next(), "the same columns as stats --tsv");
     let is_placement = |sector: &str| sector.split('-').count() == 4;
-    let listed = ok(db.path(), &[&rules[..], &["sectors", "--phase", "all"]].concat());
+    let listed = ok(db.path(), &[rules, &["sectors", "--phase", "all"]].concat());
     let mut listed: Vec<&str> = listed
         .lines()
         .filter_map(|l| l.split_whitespace().next())
@@ -439,14 +472,11 @@ fn committed_placement_figures_of_nine_without_flying_agree_with_a_solve() {
     assert_eq!(rows, listed, "{path}: one row per placement sector");
     let placement_rows: Vec<&str> =
         ours.lines().skip(1).filter(|l| is_placement(l.split('\t').next().unwrap())).collect();
-    assert_eq!(placement_rows.len(), 30, "the placement sectors up to 9 stones");
+    assert_eq!(placement_rows.len(), compared, "the placement sectors up to {stones} stones");
     for row in &placement_rows {
         assert!(committed.lines().any(|l| l == *row), "{row} is not in {path}");
     }
-    let flying =
-        fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/nine/placement.tsv"))
-            .unwrap();
-    assert_ne!(committed, flying, "nine without flying is another game");
+    committed
 }
 
 /// `data/nine/placement.tsv`, the figures of the whole placement phase of
