@@ -87,7 +87,8 @@ if [[ ! -x $run/morris || $(sed -n 2p "$run/build" 2>/dev/null) != "$cpu" ]]; th
     git worktree remove --force "$src"
     printf '%s\n%s\n' "$commit" "$cpu" > "$run/build"
 fi
-morris() { "$run/morris" --variant "$variant" "${rules[@]}" --db "$db" "$@"; }
+game=(--variant "$variant" "${rules[@]}" --db "$db")
+morris() { "$run/morris" "${game[@]}" "$@"; }
 
 # Runs `morris ARGS` as step NAME unless it is done: output to
 # DB.run/NAME-N.log, a line to run.log, the mark NAME.done on success.
@@ -99,7 +100,7 @@ step() {
     while [[ -e $run/$name-$n.log ]]; do n=$((n + 1)); done
     local log=$run/$name-$n.log
     echo "$(date -u +%FT%TZ) $name (sitting $n): morris ${*}" >> "$run/run.log"
-    /usr/bin/time -f '%e %M' -o "$run/$name-$n.time" "$run/morris" --variant "$variant" "${rules[@]}" --db "$db" "$@" > "$log" 2>&1 &
+    /usr/bin/time -f '%e %M' -o "$run/$name-$n.time" "$run/morris" "${game[@]}" "$@" > "$log" 2>&1 &
     local pid=$!
     echo "$name $log $pid" > "$run/current"
     local rc=0
