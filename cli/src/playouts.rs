@@ -9,6 +9,7 @@
 //! set against the start's distance to the end under perfect play.
 
 use crate::common::describe;
+use crate::progress::Progress;
 use anyhow::{anyhow, Result};
 use morris::arena::Player;
 use morris::database::Database;
@@ -87,13 +88,23 @@ where
         p.repetition,
         p.max_plies
     )?;
+    // Nine's 100,000 games take a while: a bar on a terminal.
+    let progress = Progress::new(p.starts.len() as u64, "games");
     let played: Vec<Played> = pool.install(|| {
         p.starts
             .par_iter()
             .enumerate()
-            .map_init(|| Query::new(&app), |query, (i, start)| play_one(values, query, p, i, start))
+            .map_init(
+                || Query::new(&app),
+                |query, (i, start)| {
+                    let game = play_one(values, query, p, i, start);
+                    progress.inc();
+                    game
+                },
+            )
             .collect::<Result<_>>()
     })?;
+    progress.finish();
     let games = played.len() as u64;
     let failed: Vec<&Played> = played.iter().filter(|g| g.failure.is_some()).collect();
     let count = |what: &str| failed.iter().filter(|g| g.failure == Some(what)).count();
