@@ -52,6 +52,8 @@ struct Played {
     plies: usize,
     failure: Option<&'static str>,
     drawn_by_rule: bool,
+    /// The moves played, in notation (kept for failures only).
+    line: Vec<String>,
 }
 
 /// Plays every start of `p` (in parallel on `pool`) and prints
@@ -122,13 +124,14 @@ where
     for g in failed.iter().take(10) {
         writeln!(
             out,
-            "  failed: position {} ({}), {} after {} plies (perfect play wins in {}){}",
+            "  failed: position {} ({}), {} after {} plies (perfect play wins in {}){}; played: {}",
             g.start + 1,
             p.starts[g.start].notation(variant),
             g.failure.unwrap_or_default(),
             g.plies,
             g.optimal,
-            if g.drawn_by_rule { DRAWN_BY_RULE } else { "" }
+            if g.drawn_by_rule { DRAWN_BY_RULE } else { "" },
+            g.line.join(" ")
         )?;
     }
     let won: Vec<&Played> = played.iter().filter(|g| g.failure.is_none()).collect();
@@ -173,6 +176,7 @@ where
     let mut rng = Rng::for_game(p.seed, i as u64);
     let mut game = Game::new(*start, p.repetition);
     let mut plies = 0;
+    let mut line = Vec::new();
     loop {
         let position = *game.position();
         let end = match status(&variant, &position.state()) {
@@ -186,13 +190,17 @@ where
         if let Some(failure) = end {
             let drawn_by_rule = failure == Some("repetition")
                 && !Game::new(*start, p.repetition).keeps_win(query, PROOF_DEPTH)?;
-            return Ok(Played { start: i, optimal, plies, failure, drawn_by_rule });
+            if failure.is_none() {
+                line.clear();
+            }
+            return Ok(Played { start: i, optimal, plies, failure, drawn_by_rule, line });
         }
         let mv = if position.to_move == app_side {
             game.choose_move(query)?.ok_or_else(|| anyhow!("no move in a game not over"))?.mv
         } else {
             p.opponent.choose(&variant, values, &game, &mut rng)?
         };
+        line.push(mv.notation(&variant));
         game.push(after(&position, mv));
         plies += 1;
     }
