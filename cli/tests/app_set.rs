@@ -238,6 +238,18 @@ fn the_app_set_plays_every_state_of_six_perfectly() {
     assert!(out.contains(&format!("won 2 of 4 (50.0000 %); {failures}")), "{out}");
     assert!(out.contains("position 1 (BB..BW../WB..W.WW b 1 2), repetition"), "{out}");
     assert!(out.contains("position 2 (W.BBB.WW/B.W..... b 0 1), repetition"), "{out}");
+    // Each failure gives its moves, as many as the plies it counts.
+    for line in out.lines().filter(|l| l.contains("failed: position")) {
+        let plies: usize = line
+            .split(" after ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let moves = line.split("; played: ").nth(1).expect("the moves played");
+        assert_eq!(moves.split(' ').count(), plies, "{line}");
+    }
 }
 
 #[test]
