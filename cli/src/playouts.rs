@@ -14,7 +14,7 @@ use anyhow::{anyhow, Result};
 use morris::arena::Player;
 use morris::database::Database;
 use morris::game::{Game, Repetition};
-use morris::position::{Color, Position};
+use morris::position::{Color, Move, Position};
 use morris::query::{after, Query};
 use morris::rng::Rng;
 use morris::rules::{status, Status};
@@ -52,8 +52,8 @@ struct Played {
     plies: usize,
     failure: Option<&'static str>,
     drawn_by_rule: bool,
-    /// The moves played, in notation (kept for failures only).
-    line: Vec<String>,
+    /// The moves played (kept for failures only).
+    line: Vec<Move>,
 }
 
 /// Plays every start of `p` (in parallel on `pool`) and prints
@@ -131,7 +131,7 @@ where
             g.plies,
             g.optimal,
             if g.drawn_by_rule { DRAWN_BY_RULE } else { "" },
-            g.line.join(" ")
+            g.line.iter().map(|m| m.notation(variant)).collect::<Vec<_>>().join(" ")
         )?;
     }
     let won: Vec<&Played> = played.iter().filter(|g| g.failure.is_none()).collect();
@@ -190,9 +190,7 @@ where
         if let Some(failure) = end {
             let drawn_by_rule = failure == Some("repetition")
                 && !Game::new(*start, p.repetition).keeps_win(query, PROOF_DEPTH)?;
-            if failure.is_none() {
-                line.clear();
-            }
+            let line = if failure.is_some() { line } else { Vec::new() };
             return Ok(Played { start: i, optimal, plies, failure, drawn_by_rule, line });
         }
         let mv = if position.to_move == app_side {
@@ -200,7 +198,7 @@ where
         } else {
             p.opponent.choose(&variant, values, &game, &mut rng)?
         };
-        line.push(mv.notation(&variant));
+        line.push(mv);
         game.push(after(&position, mv));
         plies += 1;
     }
