@@ -57,6 +57,9 @@ impl fmt::Display for Repetition {
 /// six to repetitions in the placement phase (docs/progress.md).
 const SAFE_DEPTH: u32 = 2;
 
+/// How far ahead, in the winner's moves, while stones are still in hand.
+const PLACING_SAFE_DEPTH: u32 = 3;
+
 /// The positions of a game from its first, under a repetition rule.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -198,7 +201,8 @@ impl Game {
         }
         // The winner: the first move (by progress key) that keeps the win
         // against every defence by repetition for the most plies ahead.
-        for depth in (0..=SAFE_DEPTH).rev() {
+        let deepest = if state.is_moving_phase() { SAFE_DEPTH } else { PLACING_SAFE_DEPTH };
+        for depth in (0..=deepest).rev() {
             for (m, _) in &fresh {
                 if self.holds(query, m.mv, depth)? {
                     return Ok(Some(*m));

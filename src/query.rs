@@ -32,7 +32,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+mod memo;
 mod progress;
+
+use memo::Memo;
 
 /// Plies of a drawn line before [`Query::analyse`] cuts it.
 pub const DRAW_LINE_PLIES: usize = 40;
@@ -154,12 +157,14 @@ pub struct Query<'db> {
     /// Answers placement positions whose sectors have no table; keeps its
     /// transposition table between questions.
     search: RefCell<Search<'db>>,
+    /// Table answers already read ([`Memo`]).
+    memo: RefCell<Memo>,
 }
 
 impl<'db> Query<'db> {
     /// Queries on `db`.
     pub fn new(db: &'db Database) -> Query<'db> {
-        Query { db, search: RefCell::new(Search::new(db)) }
+        Query { db, search: RefCell::new(Search::new(db)), memo: RefCell::default() }
     }
 
     /// Queries on `db` that call `report` about once a second while a
@@ -178,7 +183,8 @@ impl<'db> Query<'db> {
         options: SearchOptions,
         report: &'db dyn Fn(&SearchStats),
     ) -> Query<'db> {
-        Query { db, search: RefCell::new(Search::with_options(db, options).with_progress(report)) }
+        let search = RefCell::new(Search::with_options(db, options).with_progress(report));
+        Query { db, search, memo: RefCell::default() }
     }
 
     /// What the placement search has done so far (all zero when no
@@ -224,7 +230,7 @@ impl<'db> Query<'db> {
         if state.mover_stones() < 3 {
             return Ok((Value::Loss(0), Exactness::Exact));
         }
-        match self.db.stored(state) {
+        match self.memo.borrow_mut().stored(state, || self.db.stored(state)) {
             Ok(Stored::Exact(value)) => Ok((value, Exactness::Exact)),
             Ok(Stored::Outcome(outcome)) => Ok((Value::of_outcome(outcome), Exactness::ValueOnly)),
             // Lasker's placement phase has cycles (a player may slide

@@ -278,6 +278,7 @@ impl Database {
         let path = self.progress_path(sector);
         let table = ProgressTable::open(&path, &self.variant.rules_key(), &sector.to_string())?;
         self.check_slots(sector, table.info(), &path)?;
+        table.keep_blocks(self.kept_blocks);
         let table = Arc::new(table);
         self.open_progress.lock().unwrap().insert(sector, table.clone());
         Ok(table)

@@ -112,6 +112,7 @@ impl Database {
             return Err(self.missing(sector));
         }
         let table = Arc::new(Table::open(&path, &self.variant.rules_key(), &sector.to_string())?);
+        table.keep_blocks(self.kept_blocks);
         self.open.lock().unwrap().insert(sector, table.clone());
         Ok(table)
     }
@@ -151,6 +152,7 @@ impl Database {
         }
         let wdl = self.wdl_table(sector)?;
         self.check_slots(sector, wdl.info(), &self.wdl_path(sector))?;
+        wdl.keep_blocks(self.kept_blocks);
         let wdl = Arc::new(wdl);
         self.open_wdl.lock().unwrap().insert(sector, wdl.clone());
         Ok(wdl)

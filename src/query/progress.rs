@@ -80,7 +80,8 @@ impl Query<'_> {
 
     /// The progress depth of a won state of a cyclic pair in an app set.
     fn won_progress_depth(&self, state: &State) -> Result<u32, QueryError> {
-        Ok(self.db.progress_depth(state)?.expect("a state of a cyclic pair in an app set"))
+        let depth = self.memo.borrow_mut().progress(state, || self.db.progress_depth(state))?;
+        Ok(depth.expect("a state of a cyclic pair in an app set"))
     }
 
     /// The progress depth of a lost state `q` of a cyclic pair: its

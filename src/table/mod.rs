@@ -63,6 +63,6 @@ pub use derived::{write_derived_stub, DerivedStub};
 pub(crate) use format::{decode_for_fuzzing, repair_checksums_for_fuzzing};
 pub use format::{TableError, TableInfo, Tier, BLOCK_CELLS, FORMAT_VERSION, ZSTD_LEVEL};
 pub use progress::{write_progress, ProgressTable};
-pub use reader::{cell_in_planes, Table};
+pub use reader::{cell_in_planes, Table, CACHED_BLOCKS};
 pub use wdl::{upgrade_wdl, write_wdl, Compression, WdlTable};
 pub use writer::{max_table_bytes, rewrite_table, write_table, write_table_with, WriteOptions};

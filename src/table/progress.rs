@@ -129,6 +129,12 @@ impl<B: AsRef<[u8]>> ProgressTable<B> {
         self.table.bytes_on_disk()
     }
 
+    /// Keeps up to `blocks` decompressed blocks for reads from now on
+    /// ([`Table::keep_blocks`](super::Table::keep_blocks)).
+    pub fn keep_blocks(&self, blocks: usize) {
+        self.table.keep_blocks(blocks);
+    }
+
     /// The progress depth of the state at `slot`, which must be a won
     /// state (any other slot gives a filler's depth).
     pub fn won_depth(&self, slot: u64) -> Result<u32, TableError> {

@@ -18,9 +18,10 @@ use super::format::{
 };
 use crate::stats::{add_histograms, cell_histogram, Distances, Tally};
 
-/// Decompressed blocks `Table::get` keeps: a handful covers the locality of
-/// a search that probes neighbouring positions.
-pub(super) const CACHED_BLOCKS: usize = 8;
+/// Decompressed blocks `Table::get` keeps unless told otherwise
+/// ([`Table::keep_blocks`]): a handful covers the locality of a search
+/// that probes neighbouring positions.
+pub const CACHED_BLOCKS: usize = 8;
 
 /// Bytes read ahead for a header before it is parsed: more than any
 /// header takes, and one read of the disk.
@@ -359,6 +360,12 @@ impl<B: AsRef<[u8]>> Table<B> {
         Ok(cells)
     }
 
+    /// Keeps up to `blocks` decompressed blocks (at least one) for
+    /// [`Table::get`] from now on, instead of [`CACHED_BLOCKS`].
+    pub fn keep_blocks(&self, blocks: usize) {
+        self.cache().set_capacity(blocks);
+    }
+
     fn cache(&self) -> MutexGuard<'_, BlockCache<u16>> {
         // A panic elsewhere cannot leave the cache inconsistent: it only holds
         // complete, checked blocks.
@@ -512,18 +519,28 @@ fn decompress(frame: &[u8], out: &mut [u8]) -> io::Result<usize> {
     })
 }
 
-/// The most recently used decompressed blocks, most recent last.
+/// The most recently used decompressed blocks, most recent last, up to
+/// `capacity` of them.
 pub(super) struct BlockCache<T> {
     pub(super) recent: Vec<(usize, Arc<[T]>)>,
+    capacity: usize,
 }
 
 impl<T> Default for BlockCache<T> {
     fn default() -> Self {
-        BlockCache { recent: Vec::new() }
+        BlockCache { recent: Vec::new(), capacity: CACHED_BLOCKS }
     }
 }
 
 impl<T> BlockCache<T> {
+    /// Keeps up to `blocks` (at least one), the least recent dropped now
+    /// where there are more.
+    pub(super) fn set_capacity(&mut self, blocks: usize) {
+        self.capacity = blocks.max(1);
+        let excess = self.recent.len().saturating_sub(self.capacity);
+        self.recent.drain(..excess);
+    }
+
     pub(super) fn get(&mut self, block: usize) -> Option<Arc<[T]>> {
         let pos = self.recent.iter().position(|(b, _)| *b == block)?;
         let entry = self.recent.remove(pos);
@@ -536,7 +553,7 @@ impl<T> BlockCache<T> {
         if self.recent.iter().any(|(b, _)| *b == block) {
             return; // another thread decoded it meanwhile
         }
-        if self.recent.len() == CACHED_BLOCKS {
+        if self.recent.len() >= self.capacity {
             self.recent.remove(0);
         }
         self.recent.push((block, cells));

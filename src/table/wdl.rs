@@ -122,10 +122,11 @@ fn pack_codes(codes: &[u8]) -> Vec<u8> {
     packed
 }
 
-/// Whether a packed byte holds the code 3, which no cell has.
+/// The code-3 slots of a packed byte (which no cell has), as a nonzero
+/// mask; 0 when its four codes are all outcomes.
 #[inline]
-fn has_bad_code(byte: u8) -> bool {
-    byte & (byte >> 1) & 0x55 != 0
+fn bad_codes(byte: u8) -> u8 {
+    byte & (byte >> 1) & 0x55
 }
 
 /// A win/draw/loss table opened for reading: the header and offset table
@@ -244,14 +245,25 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
         let most = if b.version >= 2 { len } else { four_a_byte }; // len >= four_a_byte
         let mut frame = Vec::new();
         let n = b.decode_frame_upto(self.bytes.as_ref(), block, most, &mut frame)?;
+        // The checks scan without stopping early (a vectorised reduction,
+        // several times faster than a search byte by byte); where a code
+        // is bad, a second scan finds it for the message.
         let packed = if n == four_a_byte {
+            if frame.iter().fold(0, |bad, &byte| bad | bad_codes(byte)) != 0 {
+                let at = frame.iter().position(|&byte| bad_codes(byte) != 0).expect("a bad byte");
+                return Err(
+                    b.corrupt(format!("block {block}: byte {at} holds a code of no outcome"))
+                );
+            }
             frame
         } else if n == len && b.version >= 2 {
-            if let Some(at) = frame.iter().position(|&code| code > 2) {
+            if frame.iter().fold(0, |most, &code| most.max(code)) > 2 {
+                let at = frame.iter().position(|&code| code > 2).expect("a bad code");
                 return Err(
                     b.corrupt(format!("block {block}: slot {at} holds a code of no outcome"))
                 );
             }
+            // Codes of 0 to 2 pack into bytes that hold no code 3.
             pack_codes(&frame)
         } else {
             return Err(b.corrupt(format!(
@@ -263,9 +275,6 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
                 }
             )));
         };
-        if let Some(at) = packed.iter().position(|&byte| has_bad_code(byte)) {
-            return Err(b.corrupt(format!("block {block}: byte {at} holds a code of no outcome")));
-        }
         Ok(packed)
     }
 
@@ -338,6 +347,13 @@ impl<B: AsRef<[u8]>> WdlTable<B> {
             }
             Ok(())
         })
+    }
+
+    /// Keeps up to `blocks` decompressed blocks (at least one) for
+    /// [`WdlTable::get`] from now on, instead of
+    /// [`CACHED_BLOCKS`](super::CACHED_BLOCKS).
+    pub fn keep_blocks(&self, blocks: usize) {
+        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).set_capacity(blocks);
     }
 
     fn cached_block(&self, block: usize) -> Result<Arc<[u8]>, TableError> {

@@ -1,0 +1,57 @@
+//! What one [`Query`](super::Query) has read from the tables, kept for a
+//! while: the app player's look-ahead (`crate::game`) asks for the same
+//! states again at every ply of a game, and each answer from an app set
+//! costs a block of a win/draw/loss table decompressed (or, in a derived
+//! sector, the values of every successor).
+
+use crate::database::Stored;
+use crate::position::State;
+use std::collections::HashMap;
+
+/// States remembered, of each kind, before the memo starts again empty:
+/// some 8 MiB a query.
+const MEMO_STATES: usize = 1 << 18;
+
+/// Table answers by state. A database's files do not change under it, so
+/// an answer stays true; errors are not kept.
+#[derive(Default)]
+pub(super) struct Memo {
+    stored: HashMap<State, Stored>,
+    progress: HashMap<State, Option<u32>>,
+}
+
+impl Memo {
+    /// The stored value of `state`, from the memo or else from `read`.
+    pub(super) fn stored<E>(
+        &mut self,
+        state: &State,
+        read: impl FnOnce() -> Result<Stored, E>,
+    ) -> Result<Stored, E> {
+        remembered(&mut self.stored, state, read)
+    }
+
+    /// The progress depth of `state`, from the memo or else from `read`.
+    pub(super) fn progress<E>(
+        &mut self,
+        state: &State,
+        read: impl FnOnce() -> Result<Option<u32>, E>,
+    ) -> Result<Option<u32>, E> {
+        remembered(&mut self.progress, state, read)
+    }
+}
+
+fn remembered<T: Copy, E>(
+    map: &mut HashMap<State, T>,
+    state: &State,
+    read: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    if let Some(&known) = map.get(state) {
+        return Ok(known);
+    }
+    let value = read()?;
+    if map.len() >= MEMO_STATES {
+        map.clear();
+    }
+    map.insert(*state, value);
+    Ok(value)
+}
