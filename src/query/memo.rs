@@ -55,3 +55,38 @@ fn remembered<T: Copy, E>(
     map.insert(*state, value);
     Ok(value)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Value;
+
+    fn state(n: u32) -> State {
+        State { mover: n, opponent: 0, mover_hand: 0, opponent_hand: 0 }
+    }
+
+    #[test]
+    fn reads_a_state_once_and_keeps_no_error() {
+        let mut memo = Memo::default();
+        let win = Stored::Exact(Value::Win(3));
+        assert_eq!(memo.stored(&state(1), || Err("unreadable")), Err("unreadable"));
+        assert_eq!(memo.stored(&state(1), || Ok::<_, ()>(win)), Ok(win));
+        // Kept: a second read would say otherwise.
+        assert_eq!(memo.stored(&state(1), || Ok::<_, ()>(Stored::Exact(Value::Draw))), Ok(win));
+        assert_eq!(memo.progress(&state(1), || Ok::<_, ()>(Some(5))), Ok(Some(5)));
+        assert_eq!(memo.progress(&state(1), || Ok::<_, ()>(None)), Ok(Some(5)));
+    }
+
+    #[test]
+    fn starts_again_when_full() {
+        let mut memo = Memo::default();
+        for n in 0..MEMO_STATES as u32 {
+            memo.stored(&state(n), || Ok::<_, ()>(Stored::Exact(Value::Draw))).unwrap();
+        }
+        assert_eq!(memo.stored.len(), MEMO_STATES);
+        let win = Stored::Exact(Value::Win(1));
+        memo.stored(&state(MEMO_STATES as u32), || Ok::<_, ()>(win)).unwrap();
+        assert_eq!(memo.stored.len(), 1);
+        assert_eq!(memo.stored(&state(0), || Ok::<_, ()>(win)), Ok(win));
+    }
+}

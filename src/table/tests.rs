@@ -48,6 +48,25 @@ fn cache_evicts_least_recently_used() {
     assert_eq!(cache.recent.len(), CACHED_BLOCKS);
 }
 
+#[test]
+fn cache_keeps_as_many_blocks_as_told() {
+    let mut cache = BlockCache::<u16>::default();
+    cache.set_capacity(64);
+    for block in 0..64 {
+        cache.insert(block, Arc::from(vec![block as u16]));
+    }
+    assert_eq!(cache.recent.len(), 64);
+    assert!(cache.get(0).is_some() && cache.get(1).is_some());
+    // Shrinking drops the least recent now: 2..=61 go, 62, 63, 0, 1 stay.
+    cache.set_capacity(4);
+    assert_eq!(cache.recent.len(), 4);
+    assert!(cache.get(2).is_none() && cache.get(62).is_some() && cache.get(0).is_some());
+    cache.set_capacity(0); // at least one
+    cache.insert(7, Arc::from(vec![7]));
+    assert_eq!(cache.recent.len(), 1);
+    assert!(cache.get(7).is_some());
+}
+
 /// Damage to the header or the offset table must stop `open`, not only
 /// the block reads that a shifted offset would break.
 #[test]
