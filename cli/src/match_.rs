@@ -83,6 +83,12 @@ pub struct Args {
     /// games won and the plies they took against perfect play's.
     #[arg(long, value_name = "DIR", requires = "from", conflicts_with_all = ["tsv", "player"])]
     app: Option<PathBuf>,
+
+    /// With --app: writes every start the app player failed to FILE, one
+    /// a line as --from reads them (how it failed and the moves played
+    /// after a '#'), so that they can be played again.
+    #[arg(long, value_name = "FILE", requires = "app")]
+    failures: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -127,6 +133,7 @@ pub fn run(db: &Database, args: &Args, out: &mut impl Write) -> Result<()> {
             max_plies: spec.max_plies,
             repetition: spec.repetition,
             seed: spec.seed,
+            failures: args.failures.as_deref(),
         };
         return match args.lookup {
             Lookup::Memory => {

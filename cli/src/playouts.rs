@@ -42,6 +42,8 @@ pub struct Playouts<'a> {
     pub max_plies: usize,
     pub repetition: Repetition,
     pub seed: u64,
+    /// Where to write the failed starts, if anywhere.
+    pub failures: Option<&'a Path>,
 }
 
 /// How many of its own moves ahead a failed start is searched for a line
@@ -127,6 +129,11 @@ where
         count("ply cap"),
         count("lost")
     )?;
+    if let Some(path) = p.failures {
+        let lines: String = failed.iter().map(|g| failure_line(variant, p, g) + "\n").collect();
+        std::fs::write(path, lines)
+            .map_err(|e| anyhow!("--failures {}: cannot write: {e}", path.display()))?;
+    }
     for g in failed.iter().take(10) {
         writeln!(
             out,
@@ -154,6 +161,21 @@ where
         )?;
     }
     Ok(())
+}
+
+/// A failed start as a line of a `--from` file: the position, then after
+/// a '#' the start's number, how the game failed and its moves.
+fn failure_line(variant: &morris::Variant, p: &Playouts, g: &Played) -> String {
+    format!(
+        "{}  # position {}: {} after {} plies (perfect play wins in {}){}; played: {}",
+        p.starts[g.start].notation(variant),
+        g.start + 1,
+        g.failure.unwrap_or_default(),
+        g.plies,
+        g.optimal,
+        if g.drawn_by_rule { "; drawn under the rule" } else { "" },
+        g.line.iter().map(|m| m.notation(variant)).collect::<Vec<_>>().join(" ")
+    )
 }
 
 /// The game from start `i`: the app player moves first.

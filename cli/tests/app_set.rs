@@ -231,8 +231,10 @@ fn the_app_set_plays_every_state_of_six_perfectly() {
     std::fs::write(&from, starts.join("\n")).unwrap();
     let app = dir.path().join("app");
     let args = ["--variant", "six", "match", "--app", app.to_str().unwrap()];
+    let failed = dir.path().join("failed.txt");
     let from_args = ["--from", from.to_str().unwrap(), "--opponent", "perfect"];
-    let out = ok(&dir.path().join("db"), &[&args[..], &from_args[..]].concat());
+    let failed_args = ["--failures", failed.to_str().unwrap()];
+    let out = ok(&dir.path().join("db"), &[&args[..], &from_args[..], &failed_args[..]].concat());
     let failures =
         "failures 2 (repetition 2, 2 of them proved drawn under the rule; ply cap 0, lost 0)";
     assert!(out.contains(&format!("won 2 of 4 (50.0000 %); {failures}")), "{out}");
@@ -250,6 +252,15 @@ fn the_app_set_plays_every_state_of_six_perfectly() {
         let moves = line.split("; played: ").nth(1).expect("the moves played");
         assert_eq!(moves.split(' ').count(), plies, "{line}");
     }
+    // --failures keeps the two failed starts, as --from reads them.
+    let kept = std::fs::read_to_string(&failed).unwrap();
+    let starts_kept: Vec<&str> =
+        kept.lines().map(|l| l.split('#').next().unwrap().trim()).collect();
+    assert_eq!(starts_kept, &starts[..2], "{kept}");
+    assert!(kept.lines().all(|l| l.contains("drawn under the rule; played: ")), "{kept}");
+    let again = ["--from", failed.to_str().unwrap(), "--opponent", "perfect"];
+    let out = ok(&dir.path().join("db"), &[&args[..], &again[..]].concat());
+    assert!(out.contains("won 0 of 2 (0.0000 %); failures 2 (repetition 2, 2 of them"), "{out}");
 }
 
 #[test]
