@@ -52,13 +52,20 @@ impl fmt::Display for Repetition {
 }
 
 /// How many moves of its own ahead the app set's winner makes sure that
-/// the opponent cannot force a repetition ([`Game::holds`]): 2 looks four
-/// plies past the move. Depth 1 (two plies) lost 6 of 20,003 won starts of
-/// six to repetitions in the placement phase (docs/progress.md).
+/// the opponent cannot force a repetition ([`Game::holds`]), once both
+/// hands are empty: 2 looks four plies past the move. Depth 1 (two
+/// plies) lost 6 of 20,003 won starts of six to repetitions
+/// (docs/progress.md).
 const SAFE_DEPTH: u32 = 2;
 
-/// How far ahead, in the winner's moves, while stones are still in hand.
-const PLACING_SAFE_DEPTH: u32 = 3;
+/// The same while a side has stones in hand: 4 looks eight plies past
+/// the move. Captures that balance placements bring back boards of the
+/// placement phase, and on nine's board such traps close up to ten
+/// plies after the move that walks into them: depth 2 lost 1 of 500
+/// sampled won starts, depth 3 lost 8 of 20,000 that the search does not
+/// prove drawn, depth 4 won those 8 (and looking 3 deep everywhere cost
+/// 9 times as much as 2).
+const PLACING_SAFE_DEPTH: u32 = 4;
 
 /// The positions of a game from its first, under a repetition rule.
 #[derive(Clone, Debug)]
