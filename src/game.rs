@@ -62,7 +62,7 @@ const SAFE_DEPTH: u32 = 2;
 /// the move. Captures that balance placements bring back boards of the
 /// placement phase, and on nine's board such traps close up to ten
 /// plies after the move that walks into them: depth 2 lost 1 of 500
-/// sampled won starts, depth 3 lost 9 of 60,001 that the search does not
+/// sampled won starts, depth 3 lost 9 of 90,001 that the search does not
 /// prove drawn, depth 4 won the 8 of them replayed (and looking 3 deep
 /// everywhere cost 9 times as much as 2).
 const PLACING_SAFE_DEPTH: u32 = 4;
