@@ -194,8 +194,8 @@ impl Database {
     /// keeping up to `blocks` of its blocks decompressed, instead of
     /// [`CACHED_BLOCKS`](crate::table::CACHED_BLOCKS). A player that
     /// looks ahead reads around its position in many sectors at once:
-    /// the app set's player plays nine twice as fast with 64 (4 MiB of an
-    /// outcome table's blocks, 32 MiB of a full or progress table's).
+    /// the app set's player played nine 1.6 times as fast with 64 (4 MiB
+    /// of an outcome table's blocks, 32 MiB of a full or progress table's).
     pub fn with_kept_blocks(mut self, blocks: usize) -> Database {
         self.kept_blocks = blocks;
         self
