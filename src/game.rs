@@ -10,7 +10,8 @@
 //! as the tables allow: it takes a repetition draw when it cannot win, and
 //! among moves of equal value avoids those that let the opponent repeat.
 
-use crate::position::{Move, Position};
+use crate::fold_hash::FoldMap;
+use crate::position::{Color, Move, Position};
 use crate::query::{after, Exactness, MoveValue, Query, QueryError, PERFECT_PLAYER};
 use crate::rules::{legal_moves, status, Status};
 use crate::tiebreak::{best_draws, Style, TieBreak, Values};
@@ -66,6 +67,46 @@ const SAFE_DEPTH: u32 = 2;
 /// prove drawn, depth 4 won the 8 of them replayed (and looking 3 deep
 /// everywhere cost 9 times as much as 2).
 const PLACING_SAFE_DEPTH: u32 = 4;
+
+/// [`Game::keeps_win`]'s answers within one search, so that lines that
+/// transpose share them. The answer at a position depends on the
+/// position, the depth, and only those earlier positions whose boards
+/// the game could come back to within the plies the search looks at
+/// ([`Game::reachable_history`]); all three are the key.
+type Answers = FoldMap<AnswerKey, bool>;
+
+/// A key of [`Answers`]: hashed by a fingerprint of its fields, compared
+/// whole (hashing the earlier positions themselves cost more than the
+/// answers saved).
+#[derive(PartialEq, Eq)]
+struct AnswerKey {
+    fingerprint: u64,
+    position: Position,
+    depth: u32,
+    earlier: Vec<Position>,
+}
+
+impl AnswerKey {
+    fn new(position: Position, depth: u32, earlier: Vec<Position>) -> AnswerKey {
+        let mix = |h: u64, p: &Position| {
+            let word = u64::from(p.white) | u64::from(p.black) << 32;
+            let hands = u64::from(p.white_hand) | u64::from(p.black_hand) << 8;
+            let side = u64::from(p.to_move == Color::White) << 16;
+            (h ^ word ^ (hands | side).rotate_left(48))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(29)
+        };
+        let start = mix(u64::from(depth), &position);
+        let fingerprint = earlier.iter().fold(start, mix);
+        AnswerKey { fingerprint, position, depth, earlier }
+    }
+}
+
+impl std::hash::Hash for AnswerKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.fingerprint);
+    }
+}
 
 /// The positions of a game from its first, under a repetition rule.
 #[derive(Clone, Debug)]
@@ -209,9 +250,10 @@ impl Game {
         // The winner: the first move (by progress key) that keeps the win
         // against every defence by repetition for the most plies ahead.
         let deepest = if state.is_moving_phase() { SAFE_DEPTH } else { PLACING_SAFE_DEPTH };
+        let (mut answers, mut game) = (Answers::default(), self.clone());
         for depth in (0..=deepest).rev() {
             for (m, _) in &fresh {
-                if self.holds(query, m.mv, depth)? {
+                if game.holds(query, m.mv, depth, &mut answers)? {
                     return Ok(Some(*m));
                 }
             }
@@ -234,30 +276,53 @@ impl Game {
     /// for the side to move) holds against repetition for `depth` more
     /// moves of the winner: the game ends at once, or the opponent has no
     /// reply that repeats and, with `depth` above 0, after every reply the
-    /// winner again has a winning move that holds for `depth - 1`.
-    fn holds(&self, query: &Query, mv: Move, depth: u32) -> Result<bool, QueryError> {
-        let variant = query.variant();
+    /// winner again has a winning move that holds for `depth - 1`. The
+    /// search pushes the positions of its line onto this game and takes
+    /// them off again.
+    fn holds(
+        &mut self,
+        query: &Query,
+        mv: Move,
+        depth: u32,
+        answers: &mut Answers,
+    ) -> Result<bool, QueryError> {
         let next = after(self.position(), mv);
-        if status(variant, &next.state()) != Status::Playing {
+        // No reply: the game is over (as `status` says).
+        let replies = legal_moves(query.variant(), &next.state());
+        if replies.is_empty() {
             return Ok(true);
         }
-        let mut game = self.clone();
-        game.push(next);
-        let replies = legal_moves(variant, &next.state());
-        if replies.iter().any(|&r| game.would_repeat(&after(&next, r))) {
+        self.push(next);
+        let holds = self.holds_against(query, &replies, depth, answers);
+        self.positions.pop();
+        holds
+    }
+
+    /// [`Game::holds`] once its move is played: against each of `replies`.
+    fn holds_against(
+        &mut self,
+        query: &Query,
+        replies: &[Move],
+        depth: u32,
+        answers: &mut Answers,
+    ) -> Result<bool, QueryError> {
+        let next = *self.position();
+        if replies.iter().any(|&r| self.would_repeat(&after(&next, r))) {
             return Ok(false);
         }
         if depth == 0 {
             return Ok(true);
         }
-        for reply in replies {
+        for &reply in replies {
             let back = after(&next, reply);
-            if status(variant, &back.state()) != Status::Playing {
+            let moves = legal_moves(query.variant(), &back.state());
+            if moves.is_empty() {
                 continue;
             }
-            let mut later = game.clone();
-            later.push(back);
-            if !later.keeps_win(query, depth - 1)? {
+            self.push(back);
+            let keeps = self.keeps_win_among(query, depth - 1, moves, answers);
+            self.positions.pop();
+            if !keeps? {
                 return Ok(false);
             }
         }
@@ -276,20 +341,104 @@ impl Game {
     /// won (and a state the tables do not call won lets the opponent hold
     /// at least the draw). `true` proves nothing beyond that horizon.
     pub fn keeps_win(&self, query: &Query, depth: u32) -> Result<bool, QueryError> {
-        let variant = query.variant();
-        let position = self.position();
-        for mv in legal_moves(variant, &position.state()) {
-            let ahead = after(position, mv);
+        let moves = legal_moves(query.variant(), &self.position().state());
+        self.clone().keeps_win_among(query, depth, moves, &mut Answers::default())
+    }
+
+    /// [`Game::keeps_win`] given the position's legal `moves`, with the
+    /// answers found so far in this search.
+    fn keeps_win_among(
+        &mut self,
+        query: &Query,
+        depth: u32,
+        moves: Vec<Move>,
+        answers: &mut Answers,
+    ) -> Result<bool, QueryError> {
+        let position = *self.position();
+        // The search looks at the winner's move and the reply, then
+        // `depth` more of each. At depth 0 that is quicker than the key.
+        let key = (depth > 0).then(|| {
+            let earlier = self.reachable_history(query.variant(), 2 * depth + 2);
+            AnswerKey::new(position, depth, earlier)
+        });
+        if let Some(&known) = key.as_ref().and_then(|key| answers.get(key)) {
+            return Ok(known);
+        }
+        let mut keeps = false;
+        for mv in moves {
+            let ahead = after(&position, mv);
             if self.would_repeat(&ahead) {
                 continue;
             }
-            let won = status(variant, &ahead.state()) == Status::Lost
-                || matches!(query.state_value(&ahead.state())?.0, Value::Loss(_));
-            if won && self.holds(query, mv, depth)? {
-                return Ok(true);
+            // Lost for the opponent: left with two stones, or so by the
+            // tables (a blocked side's state is a loss there).
+            let state = ahead.state();
+            let won =
+                state.mover_stones() < 3 || matches!(query.state_value(&state)?.0, Value::Loss(_));
+            if won && self.holds(query, mv, depth, answers)? {
+                keeps = true;
+                break;
             }
         }
-        Ok(false)
+        if let Some(key) = key {
+            answers.insert(key, keeps);
+        }
+        Ok(keeps)
+    }
+
+    /// The positions before the last whose boards the game could stand in
+    /// again within `plies` plies, in a fixed order; the others cannot be
+    /// repeated in that time, so nothing within it depends on them.
+    ///
+    /// A ply places or moves one stone and captures at most one. So each
+    /// side's stones on the board rise at most by its placements (no more
+    /// than its hand) and fall at most by the other side's plies, and the
+    /// stones of both together fall only by a capture with a moved stone:
+    /// never while both sides must place. In a placement phase the boards
+    /// before the last placement that captured nothing are out of reach.
+    pub fn reachable_history(&self, variant: &Variant, plies: u32) -> Vec<Position> {
+        let now = self.position();
+        let plies_of = |side: Color| {
+            if side == now.to_move {
+                plies.div_ceil(2)
+            } else {
+                plies / 2
+            }
+        };
+        let hand = |side: Color| {
+            u32::from(if side == Color::White { now.white_hand } else { now.black_hand })
+        };
+        let placements = |side: Color| hand(side).min(plies_of(side));
+        let moves = |side: Color| {
+            if variant.move_while_placing() {
+                plies_of(side)
+            } else {
+                plies_of(side).saturating_sub(hand(side))
+            }
+        };
+        let (white, black) = (now.white.count_ones(), now.black.count_ones());
+        let white_range =
+            white.saturating_sub(plies_of(Color::Black))..=white + placements(Color::White);
+        let black_range =
+            black.saturating_sub(plies_of(Color::White))..=black + placements(Color::Black);
+        let both = white + black;
+        let both_range = both.saturating_sub(moves(Color::White) + moves(Color::Black))
+            ..=both + placements(Color::White) + placements(Color::Black);
+        let (_, earlier) = self.positions.split_last().expect("a game has a position");
+        let mut reachable: Vec<Position> = earlier
+            .iter()
+            .filter(|p| {
+                let (w, b) = (p.white.count_ones(), p.black.count_ones());
+                white_range.contains(&w)
+                    && black_range.contains(&b)
+                    && both_range.contains(&(w + b))
+            })
+            .copied()
+            .collect();
+        reachable.sort_unstable_by_key(|p| {
+            (p.white, p.black, p.white_hand, p.black_hand, p.to_move == Color::White)
+        });
+        reachable
     }
 
     /// Whether the game is over at its last position: by the rules or by

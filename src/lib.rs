@@ -77,3 +77,4 @@ pub mod tiebreak;
 pub mod verify;
 
 mod atomic_file;
+mod fold_hash;

@@ -17,6 +17,7 @@
 //! package answer through this module.
 
 use crate::database::{Database, DbError, SectorTable, Stored};
+use crate::fold_hash::FoldMap;
 use crate::index::Sector;
 use crate::position::{Move, NotationError, Position, State};
 use crate::query::{sort_best_first, Exactness, MoveValue, Query, QueryError};
@@ -25,7 +26,6 @@ use crate::table::{cell_in_planes, WdlTable};
 use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 /// The largest run of one block that one thread reads: a batch whose
@@ -178,7 +178,7 @@ pub fn probe_distinct(
 /// The distinct positions of `positions`, in order of first appearance,
 /// and the number of each position's among them.
 fn distinct(positions: &[Position]) -> (Vec<u32>, Vec<Position>) {
-    let mut seen: HashMap<Position, u32, BuildHasherDefault<FoldHasher>> =
+    let mut seen: FoldMap<Position, u32> =
         HashMap::with_capacity_and_hasher(positions.len().min(1 << 16), Default::default());
     let mut distinct = Vec::new();
     let which = positions
@@ -191,37 +191,6 @@ fn distinct(positions: &[Position]) -> (Vec<u32>, Vec<Position>) {
         })
         .collect();
     (which, distinct)
-}
-
-/// A quick hash for positions (a few machine words): a multiply and a
-/// rotation per word, as rustc's FxHash does; no protection against
-/// chosen collisions, which only cost time here.
-#[derive(Default)]
-struct FoldHasher(u64);
-
-impl Hasher for FoldHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
 }
 
 /// [`probe`] of positions that are all distinct.

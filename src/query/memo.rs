@@ -5,8 +5,8 @@
 //! sector, the values of every successor).
 
 use crate::database::Stored;
+use crate::fold_hash::FoldMap;
 use crate::position::State;
-use std::collections::HashMap;
 
 /// States remembered, of each kind, before the memo starts again empty:
 /// some 8 MiB a query.
@@ -16,8 +16,8 @@ const MEMO_STATES: usize = 1 << 18;
 /// an answer stays true; errors are not kept.
 #[derive(Default)]
 pub(super) struct Memo {
-    stored: HashMap<State, Stored>,
-    progress: HashMap<State, Option<u32>>,
+    stored: FoldMap<State, Stored>,
+    progress: FoldMap<State, Option<u32>>,
 }
 
 impl Memo {
@@ -41,7 +41,7 @@ impl Memo {
 }
 
 fn remembered<T: Copy, E>(
-    map: &mut HashMap<State, T>,
+    map: &mut FoldMap<State, T>,
     state: &State,
     read: impl FnOnce() -> Result<T, E>,
 ) -> Result<T, E> {
