@@ -73,40 +73,7 @@ const PLACING_SAFE_DEPTH: u32 = 4;
 /// position, the depth, and only those earlier positions whose boards
 /// the game could come back to within the plies the search looks at
 /// ([`Game::reachable_history`]); all three are the key.
-type Answers = FoldMap<AnswerKey, bool>;
-
-/// A key of [`Answers`]: hashed by a fingerprint of its fields, compared
-/// whole (hashing the earlier positions themselves cost more than the
-/// answers saved).
-#[derive(PartialEq, Eq)]
-struct AnswerKey {
-    fingerprint: u64,
-    position: Position,
-    depth: u32,
-    earlier: Vec<Position>,
-}
-
-impl AnswerKey {
-    fn new(position: Position, depth: u32, earlier: Vec<Position>) -> AnswerKey {
-        let mix = |h: u64, p: &Position| {
-            let word = u64::from(p.white) | u64::from(p.black) << 32;
-            let hands = u64::from(p.white_hand) | u64::from(p.black_hand) << 8;
-            let side = u64::from(p.to_move == Color::White) << 16;
-            (h ^ word ^ (hands | side).rotate_left(48))
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(29)
-        };
-        let start = mix(u64::from(depth), &position);
-        let fingerprint = earlier.iter().fold(start, mix);
-        AnswerKey { fingerprint, position, depth, earlier }
-    }
-}
-
-impl std::hash::Hash for AnswerKey {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_u64(self.fingerprint);
-    }
-}
+type Answers = FoldMap<(Position, u32, Vec<Position>), bool>;
 
 /// The positions of a game from its first, under a repetition rule.
 #[derive(Clone, Debug)]
@@ -357,10 +324,8 @@ impl Game {
         let position = *self.position();
         // The search looks at the winner's move and the reply, then
         // `depth` more of each. At depth 0 that is quicker than the key.
-        let key = (depth > 0).then(|| {
-            let earlier = self.reachable_history(query.variant(), 2 * depth + 2);
-            AnswerKey::new(position, depth, earlier)
-        });
+        let key = (depth > 0)
+            .then(|| (position, depth, self.reachable_history(query.variant(), 2 * depth + 2)));
         if let Some(&known) = key.as_ref().and_then(|key| answers.get(key)) {
             return Ok(known);
         }
