@@ -16,10 +16,9 @@ trap 'rm -rf "$work"' EXIT
     --threads 2 >/dev/null
 "$target/morris" --variant six --db "$work/db" probe --moves --format tsv \
     --input capi/tests/c/positions.txt >"$work/expected.tsv"
-# `cargo test` leaves the static library in deps/ (a `cargo build` copies
-# it up to $target too): the one in deps/ is always the newest.
+# Both `cargo test` and `cargo build` write the static library to deps/
+# (only `cargo build` copies it up to $target): the one there is the newest.
 library=$target/deps/libmorris_capi.a
-[ -e "$library" ] || library=$target/libmorris_capi.a
 # The system libraries Rust's standard library needs, as
 # `rustc --print native-static-libs` lists them on Linux.
 cc -std=c11 -Wall -Wextra -Werror -pedantic -Icapi/include capi/tests/c/test_morris.c \
