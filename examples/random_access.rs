@@ -7,13 +7,14 @@
 //! ```
 //!
 //! Each thread walks its own part of a GIB-GiB array of `u16` cells (on
-//! huge pages where the kernel's `madvise` mode allows), at random slots,
+//! huge pages, as the solver's are: [`HugeCells`]), at random slots,
 //! prefetching each slot `distance` accesses before it reads (and with
 //! `write` or `atomic`, adds one to) the cell, for distances 1 to 64 and
 //! each prefetch hint. Prints accesses per second over all threads.
 //! Measured figures: docs/benchmarks.md, "How many scattered accesses the
 //! memory serves".
 
+use morris::huge::HugeCells;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 use std::time::Instant;
 
@@ -37,14 +38,19 @@ fn main() {
         Some("atomic") => Access::Atomic,
         Some(other) => panic!("'{other}': expected read, write or atomic"),
     };
-    let cells = huge_cells(gib << 29);
+    let mut cells = HugeCells::zeroed(gib << 29).expect("the cells fit in memory");
+    // Written once, so that every page is the array's own: untouched pages
+    // all read the kernel's one zero page, which stays in cache.
+    cells.fill(1);
     let part = cells.len() / threads.max(1);
     for (hint, name) in [(Hint::T0, "T0"), (Hint::T2, "T2"), (Hint::Nta, "NTA")] {
         for distance in [1, 4, 16, 32, 64] {
             let start = Instant::now();
             std::thread::scope(|scope| {
-                for (t, part) in cells.chunks(part).take(threads).enumerate() {
-                    scope.spawn(move || walk(part, distance, hint, access, t as u64 + 1));
+                for (t, part) in cells.chunks_mut(part).take(threads).enumerate() {
+                    scope.spawn(move || {
+                        std::hint::black_box(walk(part, distance, hint, access, t as u64 + 1))
+                    });
                 }
             });
             let per_second = (ACCESSES * threads) as f64 / start.elapsed().as_secs_f64();
@@ -61,8 +67,11 @@ enum Hint {
 }
 
 /// `ACCESSES` accesses at random slots of `cells`, each prefetched
-/// `distance` accesses ahead.
-fn walk(cells: &[AtomicU16], distance: usize, hint: Hint, access: Access, seed: u64) -> u64 {
+/// `distance` accesses ahead; the sum of the cells read.
+fn walk(cells: &mut [u16], distance: usize, hint: Hint, access: Access, seed: u64) -> u64 {
+    // Safety: `AtomicU16` has the size and alignment of `u16`, and the
+    // exclusive borrow means no other access while `cells` is in use.
+    let cells = unsafe { &*(cells as *mut [u16] as *const [AtomicU16]) };
     let mut state = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(seed);
     let mut next = || {
         // xorshift64: cheap, and enough to defeat the hardware prefetchers.
@@ -110,25 +119,4 @@ fn prefetch(cell: &AtomicU16, hint: Hint) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (cell, hint);
-}
-
-/// `len` zeroed cells, asked to be on huge pages (as the solver's are).
-fn huge_cells(len: usize) -> Vec<AtomicU16> {
-    let mut cells: Vec<AtomicU16> = Vec::with_capacity(len);
-    #[cfg(target_os = "linux")]
-    // Safety: advice on memory this vector owns; it changes no contents.
-    unsafe {
-        let (start, bytes) = (cells.as_mut_ptr() as usize, len * 2);
-        let huge = 1 << 21;
-        let aligned = start.next_multiple_of(huge);
-        if aligned < start + bytes {
-            libc::madvise(
-                aligned as *mut libc::c_void,
-                start + bytes - aligned,
-                libc::MADV_HUGEPAGE,
-            );
-        }
-    }
-    cells.resize_with(len, || AtomicU16::new(0));
-    cells
 }
