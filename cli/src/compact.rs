@@ -32,7 +32,7 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
     block_cells: u32,
 
-    /// zstd level of the rewritten tables (`solve` writes at 9).
+    /// zstd level of the rewritten tables (`solve` writes at 5).
     #[arg(long, value_name = "L", default_value_t = LEVEL,
           value_parser = clap::value_parser!(i32).range(1..=22))]
     level: i32,
