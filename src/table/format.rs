@@ -250,14 +250,15 @@ pub(super) fn frame_record(data: &[u8], level: i32) -> io::Result<Vec<u8>> {
         // A context per block would be made, zeroed and dropped for
         // every 32 KiB compressed; the frames come out the same either
         // way (zstd's output depends only on the data and the level).
-        static CONTEXT: std::cell::RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
+        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
             const { std::cell::RefCell::new(None) };
     }
     let mut record = CONTEXT.with_borrow_mut(|context| {
         let compressor = match context {
-            Some((at, compressor)) if *at == level => compressor,
-            _ => &mut context.insert((level, zstd::bulk::Compressor::new(level)?)).1,
+            Some(compressor) => compressor,
+            None => context.insert(zstd::bulk::Compressor::new(level)?),
         };
+        compressor.set_compression_level(level)?;
         compressor.compress(data)
     })?;
     let crc = crc32fast::hash(&record);
