@@ -161,6 +161,10 @@ impl Walk<'_> {
                 captures.push(table.index.frame(opponent ^ 1 << r));
             }
         }
+        // Only a mill free of the opponent's stones can be closed: the
+        // states around one opponent set test those alone (about half of
+        // the board's mills with five or six opponent stones down).
+        let open = OpenMills::of(board.mills(), opponent);
         let mut counts = Counts::default();
         let mut edges = 0;
         // Filled afresh for each state: zeroing their 2 KiB for every
@@ -183,7 +187,7 @@ impl Walk<'_> {
             for k in 0..pending.len {
                 let mover = pending.movers[k];
                 let (value, read) = if self.sector.mover_hand > 0 {
-                    self.best_placement(mover, opponent, &quiet, &captures, &mut scratch)
+                    self.best_placement(mover, opponent, &open, &quiet, &captures, &mut scratch)
                 } else {
                     self.best_slide(mover, opponent, &quiet, &captures)
                 };
@@ -224,6 +228,7 @@ impl Walk<'_> {
         &self,
         mover: Bits,
         opponent: Bits,
+        open: &OpenMills,
         quiet: &MoverFrame,
         captures: &[MoverFrame],
         scratch: &mut Scratch,
@@ -231,7 +236,11 @@ impl Walk<'_> {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
         // With no opponent stone on the board a mill captures nothing.
-        let closing = if opponent == 0 { 0 } else { closing_points(board.mills(), mover, empty) };
+        let closing = if opponent == 0 { 0 } else { open.closing_points(mover) };
+        debug_assert_eq!(
+            closing,
+            if opponent == 0 { 0 } else { closing_points(board.mills(), mover, empty) }
+        );
         if closing != 0 && !self.opponent_survives_capture {
             return (Value::Win(1), 0);
         }
@@ -331,6 +340,38 @@ struct Pending {
 struct Scratch {
     quiet: [u64; 32],
     captures: [u64; 24 * 12],
+}
+
+/// The mills that hold no stone of one opponent set.
+struct OpenMills {
+    mills: [Bits; MAX_MILLS],
+    len: usize,
+}
+
+/// More mills than any board has (Morabaraba's 20).
+const MAX_MILLS: usize = 32;
+
+impl OpenMills {
+    fn of(mills: &[Bits], opponent: Bits) -> OpenMills {
+        let mut open = OpenMills { mills: [0; MAX_MILLS], len: 0 };
+        for &mill in mills.iter().filter(|&&mill| mill & opponent == 0) {
+            open.mills[open.len] = mill;
+            open.len += 1;
+        }
+        open
+    }
+
+    /// [`closing_points`] over these mills: every point of a mill free of
+    /// the opponent is empty or the mover's, so a mill with one point
+    /// left has it empty.
+    #[inline(always)]
+    fn closing_points(&self, mover: Bits) -> Bits {
+        self.mills[..self.len].iter().fold(0, |closing, &mill| {
+            let rest = mill & !mover;
+            let one_left = ((rest.count_ones() == 1) as Bits).wrapping_neg();
+            closing | (rest & one_left)
+        })
+    }
 }
 
 /// The empty points where a stone of `mover` closes a mill: the third

@@ -367,13 +367,18 @@ impl Pair<'_> {
         let removable = board.removable(opponent);
         let quiet = frames.placement_quiet.as_ref().expect("frames of a side with placements");
         let mut closing = 0;
-        let (_, cells) = &placements.quiet;
-        for to in points(empty) {
-            if removable != 0 && board.closes_mill(mover | 1 << to, to) {
-                closing |= 1 << to;
-                continue;
+        if removable != 0 {
+            for to in points(empty) {
+                if board.closes_mill(mover | 1 << to, to) {
+                    closing |= 1 << to;
+                }
             }
-            out.add(quiet.rank(mover | 1 << to), cells);
+        }
+        let (_, cells) = &placements.quiet;
+        let mut slots = [0u64; 32];
+        quiet.ranks_plus_one(mover, empty & !closing, &mut slots);
+        for to in points(empty & !closing) {
+            out.add(slots[to as usize], cells);
         }
         out.look_up(cells);
         if closing == 0 {
