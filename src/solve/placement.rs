@@ -11,7 +11,9 @@
 //! generator that the forward check (`verify`) uses.
 
 use super::{Progress, SolveError};
-use crate::index::{deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex};
+use crate::index::{
+    compact_rank, deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex, BINOMIAL,
+};
 use crate::stats::Counts;
 use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
@@ -108,12 +110,12 @@ pub fn solve_sector(
     let per_opponent = own.slots() / opponents.len().max(1) as u64;
     let (counts, edges) = (0..opponents.len())
         .into_par_iter()
-        .map(|class| {
+        .map_init(Vec::new, |memo, class| {
             // The caller throws the cells away when it cancels.
             if progress.cancelled() {
                 return (Counts::default(), 0);
             }
-            let done = walk.around(opponents[class], stabilisers[class], out);
+            let done = walk.around(opponents[class], stabilisers[class], out, memo);
             progress.advance(per_opponent);
             done
         })
@@ -146,7 +148,13 @@ impl Walk<'_> {
     /// `opponent` (fixed by the symmetries in `stabiliser`), writing each
     /// cell into `out`, and returns their counts and the successor cells
     /// read.
-    fn around(&self, opponent: Bits, stabiliser: u32, out: &[AtomicU16]) -> (Counts, u64) {
+    fn around(
+        &self,
+        opponent: Bits,
+        stabiliser: u32,
+        out: &[AtomicU16],
+        memo: &mut Vec<u16>,
+    ) -> (Counts, u64) {
         let board = self.v.board();
         let free = board.all() & !opponent;
         let syms = self.ix.symmetries();
@@ -165,11 +173,12 @@ impl Walk<'_> {
         // states around one opponent set test those alone (about half of
         // the board's mills with five or six opponent stones down).
         let open = OpenMills::of(board.mills(), opponent);
+        let mut memo = CaptureMemo::new(memo, free, self.sector.mover as u32 + 1);
         let mut counts = Counts::default();
         let mut edges = 0;
         // Filled afresh for each state: zeroing their 2 KiB for every
         // state took 8 % of the walk.
-        let mut scratch = Scratch { quiet: [0; 32], captures: [0; 24 * 12] };
+        let mut scratch = Scratch { quiet: [0; 32], captures: [0; 24 * 12], groups: [(0, 0); 24] };
         // The states' own slots are the walk's scattered accesses: ranked
         // and fetched for `AHEAD` states at a time, then written as their
         // values are worked out.
@@ -187,7 +196,8 @@ impl Walk<'_> {
             for k in 0..pending.len {
                 let mover = pending.movers[k];
                 let (value, read) = if self.sector.mover_hand > 0 {
-                    self.best_placement(mover, opponent, &open, &quiet, &captures, &mut scratch)
+                    let frames = Frames { open: &open, quiet: &quiet, captures: &captures };
+                    self.best_placement(mover, opponent, &frames, &mut memo, &mut scratch)
                 } else {
                     self.best_slide(mover, opponent, &quiet, &captures)
                 };
@@ -228,15 +238,14 @@ impl Walk<'_> {
         &self,
         mover: Bits,
         opponent: Bits,
-        open: &OpenMills,
-        quiet: &MoverFrame,
-        captures: &[MoverFrame],
+        frames: &Frames,
+        memo: &mut CaptureMemo,
         scratch: &mut Scratch,
     ) -> (Value, u64) {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
         // With no opponent stone on the board a mill captures nothing.
-        let closing = if opponent == 0 { 0 } else { open.closing_points(mover) };
+        let closing = if opponent == 0 { 0 } else { frames.open.closing_points(mover) };
         debug_assert_eq!(
             closing,
             if opponent == 0 { 0 } else { closing_points(board.mills(), mover, empty) }
@@ -244,36 +253,104 @@ impl Walk<'_> {
         if closing != 0 && !self.opponent_survives_capture {
             return (Value::Win(1), 0);
         }
+        let mut best = u32::MAX;
         // Capture successors spread over a few blocks of their table, less
         // likely in cache: located and fetched first, read after the quiet
-        // successors, so that their fetches overlap that work.
+        // successors, so that their fetches overlap that work. A placement
+        // into stones whose captures the memo knows reads none of them.
         let capture_slots = &mut scratch.captures;
-        let mut n = 0;
+        let (mut n, mut groups) = (0, 0);
         for to in points(closing) {
             let own = mover | 1 << to;
-            for frame in captures {
+            let at = memo.at(own);
+            if let Some(cell) = memo.get(at) {
+                best = best.min(key(cell));
+                continue;
+            }
+            for frame in frames.captures {
                 let slot = frame.rank(own);
                 prefetch(&self.capture_cells()[slot as usize]);
                 capture_slots[n] = slot;
                 n += 1;
             }
+            scratch.groups[groups] = (at, n);
+            groups += 1;
         }
         let quiet_slots = &mut scratch.quiet;
-        quiet.ranks_plus_one(mover, empty & !closing, quiet_slots);
+        frames.quiet.ranks_plus_one(mover, empty & !closing, quiet_slots);
         // The successor's cell with the smallest key is the best placement.
-        let mut best = u32::MAX;
         let quiet_cells = self.quiet.cells;
         for to in points(empty & !closing) {
             best = best.min(key(quiet_cells[quiet_slots[to as usize] as usize]));
         }
-        for &slot in &capture_slots[..n] {
-            best = best.min(key(self.capture_cells()[slot as usize]));
+        let mut start = 0;
+        for &(at, end) in &scratch.groups[..groups] {
+            let slots = &capture_slots[start..end];
+            let group = slots.iter().map(|&slot| key(self.capture_cells()[slot as usize])).min();
+            if let Some(group) = group {
+                memo.set(at, unkey(group));
+                best = best.min(group);
+            }
+            start = end;
         }
         let read = (empty & !closing).count_ones() as u64 + n as u64;
         // A placement always has an empty point: the board cannot be full
         // while stones remain in hand.
         debug_assert!(best != u32::MAX, "a placement state without a placement");
         (Value::from(Cell(unkey(best))).back(), read)
+    }
+}
+
+/// What the states around one opponent set share: the mills they may
+/// close and the frames of their successors.
+struct Frames<'f> {
+    open: &'f OpenMills,
+    quiet: &'f MoverFrame<'f>,
+    captures: &'f [MoverFrame<'f>],
+}
+
+/// The best capture after a placement that closes a mill, by the mover's
+/// stones after it (the states around one opponent set). It depends on
+/// those stones and the opponent's alone, and up to three states place
+/// into the same stones, one for each stone of the mill placed last: the
+/// first ranks and reads a capture successor per stone that may be taken,
+/// the others find the best of them here. (The forward check has the same
+/// memo, `forward::placement::CaptureMemo`.)
+struct CaptureMemo<'m> {
+    /// The points free of the opponent's stones, among which the stones
+    /// after a placement are ranked.
+    free: Bits,
+    /// By that rank: the best capture's cell, or [`CaptureMemo::UNKNOWN`].
+    cells: &'m mut Vec<u16>,
+}
+
+impl<'m> CaptureMemo<'m> {
+    /// Not known yet: no cell is this large (`PENDING` is far below).
+    const UNKNOWN: u16 = u16::MAX;
+
+    /// An empty memo for `stones` stones among the points `free`, in
+    /// `cells` (a thread's, reused from one opponent set to the next).
+    fn new(cells: &'m mut Vec<u16>, free: Bits, stones: u32) -> CaptureMemo<'m> {
+        let size = BINOMIAL.get(free.count_ones(), stones) as usize;
+        cells.clear();
+        cells.resize(size, CaptureMemo::UNKNOWN);
+        CaptureMemo { free, cells }
+    }
+
+    #[inline(always)]
+    fn at(&self, own: Bits) -> usize {
+        compact_rank(own, self.free) as usize
+    }
+
+    #[inline(always)]
+    fn get(&self, at: usize) -> Option<u16> {
+        let cell = self.cells[at];
+        (cell != CaptureMemo::UNKNOWN).then_some(cell)
+    }
+
+    #[inline(always)]
+    fn set(&mut self, at: usize, cell: u16) {
+        self.cells[at] = cell;
     }
 }
 
@@ -340,6 +417,9 @@ struct Pending {
 struct Scratch {
     quiet: [u64; 32],
     captures: [u64; 24 * 12],
+    /// Per placement whose captures are read: its rank in the
+    /// [`CaptureMemo`] and the end of its slots in `captures`.
+    groups: [(usize, usize); 24],
 }
 
 /// The mills that hold no stone of one opponent set.
