@@ -8,7 +8,7 @@ pub mod placement;
 pub mod plan;
 
 use crate::index::Sector;
-use crate::variant::Variant;
+use crate::variant::{Bits, Variant};
 
 pub use moving::{
     exit_sectors, partner_of, solve_pair, ChunkMarks, Exits, PairReport, ResumePoint, SolvedSector,
@@ -239,6 +239,38 @@ pub fn extended_placement_order(v: &Variant, max_stones: u32) -> Vec<Sector> {
         .collect();
     sectors.reverse();
     sectors
+}
+
+/// The mills that hold no stone of one opponent set.
+pub(crate) struct OpenMills {
+    mills: [Bits; MAX_MILLS],
+    len: usize,
+}
+
+/// More mills than any board has (Morabaraba's 20).
+const MAX_MILLS: usize = 32;
+
+impl OpenMills {
+    pub(crate) fn of(mills: &[Bits], opponent: Bits) -> OpenMills {
+        let mut open = OpenMills { mills: [0; MAX_MILLS], len: 0 };
+        for &mill in mills.iter().filter(|&&mill| mill & opponent == 0) {
+            open.mills[open.len] = mill;
+            open.len += 1;
+        }
+        open
+    }
+
+    /// `placement::closing_points` over these mills: every point of a mill free of
+    /// the opponent is empty or the mover's, so a mill with one point
+    /// left has it empty.
+    #[inline(always)]
+    pub(crate) fn closing_points(&self, mover: Bits) -> Bits {
+        self.mills[..self.len].iter().fold(0, |closing, &mill| {
+            let rest = mill & !mover;
+            let one_left = ((rest.count_ones() == 1) as Bits).wrapping_neg();
+            closing | (rest & one_left)
+        })
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! mover's placements (and slides), apart from the rules module's generic
 //! generator that the forward check (`verify`) uses.
 
-use super::{Progress, SolveError};
+use super::{OpenMills, Progress, SolveError};
 use crate::index::{
     compact_rank, deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex, BINOMIAL,
 };
@@ -422,44 +422,12 @@ struct Scratch {
     groups: [(usize, usize); 24],
 }
 
-/// The mills that hold no stone of one opponent set.
-struct OpenMills {
-    mills: [Bits; MAX_MILLS],
-    len: usize,
-}
-
-/// More mills than any board has (Morabaraba's 20).
-const MAX_MILLS: usize = 32;
-
-impl OpenMills {
-    fn of(mills: &[Bits], opponent: Bits) -> OpenMills {
-        let mut open = OpenMills { mills: [0; MAX_MILLS], len: 0 };
-        for &mill in mills.iter().filter(|&&mill| mill & opponent == 0) {
-            open.mills[open.len] = mill;
-            open.len += 1;
-        }
-        open
-    }
-
-    /// [`closing_points`] over these mills: every point of a mill free of
-    /// the opponent is empty or the mover's, so a mill with one point
-    /// left has it empty.
-    #[inline(always)]
-    fn closing_points(&self, mover: Bits) -> Bits {
-        self.mills[..self.len].iter().fold(0, |closing, &mill| {
-            let rest = mill & !mover;
-            let one_left = ((rest.count_ones() == 1) as Bits).wrapping_neg();
-            closing | (rest & one_left)
-        })
-    }
-}
-
 /// The empty points where a stone of `mover` closes a mill: the third
 /// point of every mill that holds two of its stones, when that point is
 /// empty. One pass over the mills, without branches, instead of a test
 /// per placement.
 #[inline(always)]
-fn closing_points(mills: &[Bits], mover: Bits, empty: Bits) -> Bits {
+pub(super) fn closing_points(mills: &[Bits], mover: Bits, empty: Bits) -> Bits {
     mills.iter().fold(0, |closing, &mill| {
         let rest = mill & !mover;
         let one_left = ((rest.count_ones() == 1) as Bits).wrapping_neg();

@@ -24,16 +24,21 @@ pub(super) struct ExitFrames<'a> {
     /// Per stone the mover may capture: the frame of a placement that
     /// captures it.
     pub(super) placement_captures: [Option<MoverFrame<'a>>; MAX_STONES],
+    /// The mills free of the opponent's stones: the only ones a placement
+    /// may close.
+    pub(super) open: OpenMills,
 }
 
 impl<'a> Side<'a> {
-    /// The exits' frames of the states whose opponent holds `opponent`,
-    /// of which the stones `removable` may be captured.
-    pub(super) fn exit_frames(&self, removable: Bits, opponent: Bits) -> ExitFrames<'a> {
+    /// The exits' frames of the states whose opponent holds `opponent`
+    /// on `board`.
+    pub(super) fn exit_frames(&self, board: &Board, opponent: Bits) -> ExitFrames<'a> {
+        let removable = board.removable(opponent);
         let mut frames = ExitFrames {
             captures: [None; MAX_STONES],
             placement_quiet: None,
             placement_captures: [None; MAX_STONES],
+            open: OpenMills::of(board.mills(), opponent),
         };
         for (i, r) in points(removable).enumerate() {
             let rest = opponent ^ 1 << r;
@@ -193,7 +198,7 @@ impl Pair<'_> {
         let free = board.all() & !opponent;
         let group = syms.len() as u32;
         let opponent_images = self.images.set(opponent);
-        let frames = side.exit_frames(board.removable(opponent), opponent);
+        let frames = side.exit_frames(board, opponent);
         for_each_subset(free.count_ones(), side.sector.mover as u32, |_, compact| {
             let mover = deposit_bits(compact, free);
             // Around a symmetric opponent, positions that a symmetry fixing
@@ -253,7 +258,7 @@ impl Pair<'_> {
             let frames = match ranks {
                 CaptureRanks::Frames(frames) => *frames,
                 CaptureRanks::Images { .. } => {
-                    framed = side.exit_frames(self.v.board().removable(opponent), opponent);
+                    framed = side.exit_frames(self.v.board(), opponent);
                     &framed
                 }
             };
@@ -366,14 +371,14 @@ impl Pair<'_> {
         let empty = board.all() & !(mover | opponent);
         let removable = board.removable(opponent);
         let quiet = frames.placement_quiet.as_ref().expect("frames of a side with placements");
-        let mut closing = 0;
-        if removable != 0 {
-            for to in points(empty) {
-                if board.closes_mill(mover | 1 << to, to) {
-                    closing |= 1 << to;
-                }
-            }
-        }
+        // With no opponent stone on the board a mill captures nothing.
+        let closing = if removable == 0 { 0 } else { frames.open.closing_points(mover) };
+        debug_assert_eq!(
+            closing,
+            points(empty)
+                .filter(|&to| removable != 0 && board.closes_mill(mover | 1 << to, to))
+                .fold(0, |c, to| c | 1 << to)
+        );
         let (_, cells) = &placements.quiet;
         let mut slots = [0u64; 32];
         quiet.ranks_plus_one(mover, empty & !closing, &mut slots);

@@ -46,14 +46,14 @@
 //! [`Progress::checkpoint`] and can hand it back to [`solve_pair`], which
 //! then skips `init` and the levels already done.
 
-use super::{Progress, SolveError};
+use super::{OpenMills, Progress, SolveError};
 use crate::index::{
     deposit_bits, for_each_subset, Images, Indexer, MoverFrame, PointImages, Sector, SectorIndex,
 };
 use crate::stats::Counts;
 use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
-use crate::variant::{points, Bits, Variant};
+use crate::variant::{points, Bits, Board, Variant};
 use rayon::prelude::*;
 use std::sync::atomic::{
     AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed, Ordering::SeqCst,
