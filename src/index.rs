@@ -812,7 +812,7 @@ impl MoverFrame<'_> {
     /// `opponent`), into `slots[p]`: the slot of the position with
     /// `opponent` plus `p`, `rank(opponent | 1 << p)`. For a plain frame,
     /// whose canonical form needs no symmetry, the terms that all these
-    /// ranks share are summed once ([`PlusOne`]) and each rank is then two
+    /// ranks share are summed once (`PlusOne`) and each rank is then two
     /// masked popcounts and two lookups in small tables, where ranking
     /// each set on its own took a `pext` and three lookups in the 77 KiB
     /// byte tables (which do not stay in the L1 cache).
