@@ -12,6 +12,8 @@ use crate::symmetry::{cycles, Symmetries};
 use crate::variant::{points, Bits, Board};
 use std::fmt;
 use std::sync::OnceLock;
+mod plus_one;
+use plus_one::PlusOne;
 
 /// Version of the slot layout, stored in every table header.
 pub const INDEX_VERSION: u32 = 1;
@@ -834,53 +836,6 @@ impl MoverFrame<'_> {
     }
 }
 
-/// The compact colex ranks of a set `S` (a subset of `free`) with one
-/// point more, all from one sum. Let `S`'s points sit at places
-/// `e_0 < e_1 < ...` among the points of `free`; its rank is the sum of
-/// `C(e_i, i + 1)`. Add a point at place `j`, above `k` of them: the `k`
-/// below keep their terms, the new point adds `C(j, k + 1)`, and each
-/// point above moves up one index, to `C(e_i, i + 2)`. So with
-/// `terms[k]`, the sum of the first `k` terms as they are and of the
-/// others moved up, every such rank is `terms[k] + C(j, k + 1)`.
-struct PlusOne {
-    set: Bits,
-    free: Bits,
-    terms: [u64; 33],
-}
-
-impl PlusOne {
-    #[inline(always)]
-    fn of(set: Bits, free: Bits) -> PlusOne {
-        let mut places = [0u32; 32];
-        let mut moved_up = 0;
-        for (i, p) in points(set).enumerate() {
-            let e = (free & ((1 << p) - 1)).count_ones();
-            places[i] = e;
-            moved_up += BINOMIAL.get(e, i as u32 + 2);
-        }
-        let mut terms = [0u64; 33];
-        let mut kept = 0;
-        let size = set.count_ones() as usize;
-        for (k, &e) in places[..size].iter().enumerate() {
-            terms[k] = kept + moved_up;
-            kept += BINOMIAL.get(e, k as u32 + 1);
-            moved_up -= BINOMIAL.get(e, k as u32 + 2);
-        }
-        terms[size] = kept;
-        PlusOne { set, free, terms }
-    }
-
-    /// The compact rank of the set with `p` (a point of `free`, not of the
-    /// set) added.
-    #[inline(always)]
-    fn rank(&self, p: crate::variant::Point) -> u64 {
-        let below = (1 << p) - 1;
-        let j = (self.free & below).count_ones();
-        let k = (self.set & below).count_ones();
-        self.terms[k as usize] + BINOMIAL.get(j, k + 1)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -931,75 +886,6 @@ mod tests {
                     "{images:x?}"
                 );
             }
-        }
-    }
-
-    #[test]
-    fn images_by_bytes_agree_with_the_points() {
-        for name in ["nine", "morabaraba", "six", "five"] {
-            let v = crate::variant::Variant::named(name).unwrap();
-            let ix = Indexer::new(v.board());
-            let images = ix.point_images().expect("a small group");
-            let all = v.board().all();
-            // Every byte value in every byte, then sets spread over all of them.
-            let mut sets: Vec<Bits> =
-                (0..3).flat_map(|j| (0..256).map(move |b| (b as Bits) << (8 * j))).collect();
-            sets.extend(
-                (0..10_000u64).map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 17) as Bits),
-            );
-            for set in sets {
-                let set = set & all;
-                assert_eq!(images.set(set), images.set_by_points(set), "{name} {set:x}");
-            }
-        }
-    }
-
-    #[test]
-    fn ranks_plus_one_agree_with_rank() {
-        for name in ["nine", "morabaraba", "six"] {
-            let v = crate::variant::Variant::named(name).unwrap();
-            let ix = Indexer::new(v.board());
-            let all = v.board().all();
-            let n = v.board().points() as u32;
-            let mut state = 0x2545_f491_4f6c_dd1du64;
-            let mut next = || {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state
-            };
-            let mut plain = 0;
-            for _ in 0..20_000 {
-                let m = (next() % 10) as u32;
-                let o = (next() % 10) as u32;
-                if m + o + 1 > n {
-                    continue;
-                }
-                // A canonical mover, as the solvers' frames have: fixed by
-                // the identity alone (plain) or by more symmetries.
-                let mover =
-                    canonical_set(&ix.syms, colex_unrank_below(next() % BINOMIAL.get(n, m), m, n))
-                        .0;
-                let free = all & !mover;
-                let compact = colex_unrank_below(next() % BINOMIAL.get(n - m, o), o, n - m);
-                let opponent = deposit_bits(compact, free);
-                let index = ix.sector(Sector::moving(m as u8, o as u8 + 1));
-                let frame = index.frame(mover);
-                plain += frame.is_plain() as u32;
-                let targets = free & !opponent;
-                let mut slots = [0u64; 32];
-                frame.ranks_plus_one(opponent, targets, &mut slots);
-                for p in points(targets) {
-                    let set = opponent | 1 << p;
-                    assert_eq!(slots[p as usize], frame.rank(set), "{name} {mover:x} {set:x}");
-                    assert_eq!(
-                        slots[p as usize],
-                        index.rank(mover, set),
-                        "{name} {mover:x} {set:x}"
-                    );
-                }
-            }
-            assert!(plain > 1000 && plain < 19_000, "{name}: {plain} plain frames");
         }
     }
 

@@ -427,7 +427,7 @@ struct Scratch {
 /// empty. One pass over the mills, without branches, instead of a test
 /// per placement.
 #[inline(always)]
-pub(super) fn closing_points(mills: &[Bits], mover: Bits, empty: Bits) -> Bits {
+fn closing_points(mills: &[Bits], mover: Bits, empty: Bits) -> Bits {
     mills.iter().fold(0, |closing, &mill| {
         let rest = mill & !mover;
         let one_left = ((rest.count_ones() == 1) as Bits).wrapping_neg();

@@ -31,9 +31,13 @@ pub(super) struct ExitFrames<'a> {
 
 impl<'a> Side<'a> {
     /// The exits' frames of the states whose opponent holds `opponent`
-    /// on `board`.
-    pub(super) fn exit_frames(&self, board: &Board, opponent: Bits) -> ExitFrames<'a> {
-        let removable = board.removable(opponent);
+    /// on `board`, of which the stones `removable` may be captured.
+    pub(super) fn exit_frames(
+        &self,
+        board: &Board,
+        removable: Bits,
+        opponent: Bits,
+    ) -> ExitFrames<'a> {
         let mut frames = ExitFrames {
             captures: [None; MAX_STONES],
             placement_quiet: None,
@@ -198,7 +202,7 @@ impl Pair<'_> {
         let free = board.all() & !opponent;
         let group = syms.len() as u32;
         let opponent_images = self.images.set(opponent);
-        let frames = side.exit_frames(board, opponent);
+        let frames = side.exit_frames(board, board.removable(opponent), opponent);
         for_each_subset(free.count_ones(), side.sector.mover as u32, |_, compact| {
             let mover = deposit_bits(compact, free);
             // Around a symmetric opponent, positions that a symmetry fixing
@@ -258,7 +262,8 @@ impl Pair<'_> {
             let frames = match ranks {
                 CaptureRanks::Frames(frames) => *frames,
                 CaptureRanks::Images { .. } => {
-                    framed = side.exit_frames(self.v.board(), opponent);
+                    let board = self.v.board();
+                    framed = side.exit_frames(board, board.removable(opponent), opponent);
                     &framed
                 }
             };

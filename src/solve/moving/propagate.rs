@@ -190,7 +190,7 @@ impl Pair<'_> {
         // A side with stones in hand looks up a dozen placements or more:
         // framed once, each is ranked with one image. Otherwise from the
         // images, made on the first capture (few lost states have one).
-        let frames = side.placements.as_ref().map(|_| side.exit_frames(board, opponent));
+        let frames = side.placements.as_ref().map(|_| side.exit_frames(board, removable, opponent));
         let mut ranks = match &frames {
             Some(frames) => CaptureRanks::Frames(frames),
             None => {
