@@ -12,8 +12,9 @@ use crate::symmetry::{cycles, Symmetries};
 use crate::variant::{points, Bits, Board};
 use std::fmt;
 use std::sync::OnceLock;
+mod frame;
 mod plus_one;
-use plus_one::PlusOne;
+pub use frame::{ImagesFrame, MoverFrame};
 
 /// Version of the slot layout, stored in every table header.
 pub const INDEX_VERSION: u32 = 1;
@@ -631,15 +632,7 @@ impl SectorIndex<'_> {
     /// [`PointImages`]): the same slot as [`SectorIndex::rank`] gives.
     #[inline(always)]
     pub fn rank_images(&self, mover: &Images, opponent: &Images) -> u64 {
-        let lanes = self.ix.images.as_ref().map_or(1, |i| i.lanes);
-        let (m, which) = mover.smallest();
-        let which = which & lanes;
-        let o = if which & (which - 1) == 0 {
-            opponent.0[which.trailing_zeros() as usize]
-        } else {
-            points(which).map(|s| opponent.0[s as usize]).min().unwrap_or(opponent.0[0])
-        };
-        self.classes.class_of(m) * self.per_class + compact_rank(o, self.ix.all & !m)
+        self.images_frame(mover).rank(opponent)
     }
 
     /// The position of a slot; `None` for a non-canonical slot.
@@ -760,79 +753,6 @@ impl FreePoints {
 
     fn as_slice(&self) -> &[u8] {
         &self.points[..self.len]
-    }
-}
-
-/// The slots of the positions of one sector whose mover holds the same
-/// stones. Every quiet move of a state (mover `M`, opponent `O`) leads to
-/// a state whose mover is `O`, so the forward check canonicalises `O`
-/// once and then ranks each successor with one symmetry image (more only
-/// when `O` is symmetric) and a compact rank, instead of the group's
-/// sixteen images per successor.
-#[derive(Clone, Copy)]
-pub struct MoverFrame<'a> {
-    ix: &'a Indexer,
-    /// The first slot of the mover's class.
-    base: u64,
-    /// The points free of the canonical mover set.
-    free: Bits,
-    /// The symmetries that send the mover set to its canonical form.
-    which: u32,
-}
-
-impl<'a> SectorIndex<'a> {
-    /// The frame of the positions of this sector whose mover is `mover`.
-    #[inline]
-    pub fn frame(&self, mover: Bits) -> MoverFrame<'a> {
-        debug_assert_eq!(mover.count_ones(), self.m);
-        let (canonical, which) = canonical_set(&self.ix.syms, mover);
-        MoverFrame {
-            ix: self.ix,
-            base: self.classes.class_of(canonical) * self.per_class,
-            free: self.ix.all & !canonical,
-            which,
-        }
-    }
-}
-
-impl MoverFrame<'_> {
-    /// The slot of the position with the frame's mover and `opponent`:
-    /// the same as [`SectorIndex::rank`].
-    #[inline]
-    pub fn rank(&self, opponent: Bits) -> u64 {
-        self.base + compact_rank(self.ix.min_image(opponent, self.which), self.free)
-    }
-
-    /// Whether the frame's mover is canonical and fixed by no symmetry
-    /// but the identity, so that its ranks apply no symmetry.
-    #[inline]
-    pub fn is_plain(&self) -> bool {
-        self.which == 1
-    }
-
-    /// For every point `p` of `targets` (points free of the mover and of
-    /// `opponent`), into `slots[p]`: the slot of the position with
-    /// `opponent` plus `p`, `rank(opponent | 1 << p)`. For a plain frame,
-    /// whose canonical form needs no symmetry, the terms that all these
-    /// ranks share are summed once (`PlusOne`) and each rank is then two
-    /// masked popcounts and two lookups in small tables, where ranking
-    /// each set on its own took a `pext` and three lookups in the 77 KiB
-    /// byte tables (which do not stay in the L1 cache).
-    #[inline]
-    pub fn ranks_plus_one(&self, opponent: Bits, targets: Bits, slots: &mut [u64; 32]) {
-        if !self.is_plain() {
-            for p in points(targets) {
-                slots[p as usize] = self.rank(opponent | 1 << p);
-            }
-            return;
-        }
-        // A plain frame's mover is its canonical set: the points free of it
-        // are the frame's.
-        debug_assert!(targets & !(self.free & !opponent) == 0);
-        let plus = PlusOne::of(opponent, self.free);
-        for p in points(targets) {
-            slots[p as usize] = self.base + plus.rank(p);
-        }
     }
 }
 

@@ -61,6 +61,9 @@ impl<'a> Side<'a> {
 }
 
 /// How the capture successors of a state are ranked.
+// One lives on the stack for the state being opened, its frames filled on
+// the first capture: boxing them would allocate for every such state.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum CaptureRanks<'f> {
     /// From the images of the state's own sets, made on its first capture:
     /// in slot order every state has another opponent set.
@@ -68,10 +71,22 @@ pub(super) enum CaptureRanks<'f> {
         point_images: &'f PointImages,
         mover: Bits,
         opponent: Bits,
-        images: Option<(Images, Images)>,
+        frames: Option<CaptureFrames>,
     },
     /// From the frames shared by the states around one opponent set.
     Frames(&'f ExitFrames<'f>),
+}
+
+/// A state's captures framed from its images: a capture successor's
+/// mover is the state's opponent less the stone taken, whatever the move
+/// that closed the mill, so the symmetries of each such set are worked
+/// out once for all of the state's mill-closing moves.
+pub(super) struct CaptureFrames {
+    /// The images of the state's mover set.
+    mover: Images,
+    /// Per stone that may be captured, in point order.
+    by_stone: [ImagesFrame; MAX_STONES],
+    stones: usize,
 }
 
 impl CaptureRanks<'_> {
@@ -94,19 +109,22 @@ impl CaptureRanks<'_> {
                     out.add(frame.rank(own), cells);
                 }
             }
-            CaptureRanks::Images { point_images, mover, opponent, images } => {
-                let (mover_images, opponent_images) = images
-                    .get_or_insert_with(|| (point_images.set(*mover), point_images.set(*opponent)));
+            CaptureRanks::Images { point_images, mover, opponent, frames } => {
+                let frames = frames.get_or_insert_with(|| {
+                    let opponent_images = point_images.set(*opponent);
+                    let mut by_stone = [ImagesFrame::default(); MAX_STONES];
+                    let mut stones = 0;
+                    for r in points(removable) {
+                        by_stone[stones] =
+                            index.images_frame(&opponent_images.toggle(point_images.point(r)));
+                        stones += 1;
+                    }
+                    CaptureFrames { mover: point_images.set(*mover), by_stone, stones }
+                });
                 let own_images =
-                    mover_images.toggle(point_images.point(from)).toggle(point_images.point(to));
-                for r in points(removable) {
-                    out.add(
-                        index.rank_images(
-                            &opponent_images.toggle(point_images.point(r)),
-                            &own_images,
-                        ),
-                        cells,
-                    );
+                    frames.mover.toggle(point_images.point(from)).toggle(point_images.point(to));
+                for frame in &frames.by_stone[..frames.stones] {
+                    out.add(frame.rank(&own_images), cells);
                 }
             }
         }
@@ -147,7 +165,7 @@ impl Pair<'_> {
                         point_images: self.images,
                         mover,
                         opponent,
-                        images: None,
+                        frames: None,
                     };
                     let start = batch.captures.slots.len();
                     match self.open_state(side, &mut ranks, mover, opponent, &mut batch.captures) {

@@ -48,7 +48,8 @@
 
 use super::{OpenMills, Progress, SolveError};
 use crate::index::{
-    deposit_bits, for_each_subset, Images, Indexer, MoverFrame, PointImages, Sector, SectorIndex,
+    deposit_bits, for_each_subset, Images, ImagesFrame, Indexer, MoverFrame, PointImages, Sector,
+    SectorIndex,
 };
 use crate::stats::Counts;
 use crate::stats::{add_counts, tally};

@@ -194,7 +194,7 @@ impl Pair<'_> {
         let mut ranks = match &frames {
             Some(frames) => CaptureRanks::Frames(frames),
             None => {
-                CaptureRanks::Images { point_images: self.images, mover, opponent, images: None }
+                CaptureRanks::Images { point_images: self.images, mover, opponent, frames: None }
             }
         };
         // Gathered and prefetched, so the scattered reads overlap.
