@@ -66,7 +66,9 @@ impl<'a> Side<'a> {
 #[allow(clippy::large_enum_variant)]
 pub(super) enum CaptureRanks<'f> {
     /// From the images of the state's own sets, made on its first capture:
-    /// in slot order every state has another opponent set.
+    /// in slot order every state has another opponent set. The frames are
+    /// made from the capture sector and the removable stones of that
+    /// first call, which are the same for every capture of the state.
     Images {
         point_images: &'f PointImages,
         mover: Bits,
