@@ -5,6 +5,7 @@
 //! lost. A side with stones in hand is walked by its opponent's stones,
 //! so that its exits' frames are made once per opponent set.
 
+use super::mover_moves::MoverMoves;
 use super::*;
 
 /// The most stones a side has on the board in any variant.
@@ -152,6 +153,7 @@ impl Pair<'_> {
                 self.init_by_opponents(side, progress);
                 continue;
             }
+            let flies = self.v.flies(side.sector.mover as u32, side.sector.mover_hand as u32);
             (0..side.chunks()).into_par_iter().for_each(|c| {
                 // The caller throws the cells away when it cancels.
                 if progress.cancelled() {
@@ -162,7 +164,14 @@ impl Pair<'_> {
                     side.cells[slot as usize].store(0, Relaxed);
                 }
                 let mut batch = InitBatch::default();
+                // A class's slots share their mover set: its moves are
+                // sorted once for all of them.
+                let mut moves = MoverMoves::new();
                 side.index.for_each_in(range.clone(), |slot, mover, opponent| {
+                    if mover != moves.mover {
+                        moves.set(self.v.board(), flies, mover);
+                    }
+                    debug_assert!(self.opens_alike(side, &moves, opponent));
                     let mut ranks = CaptureRanks::Images {
                         point_images: self.images,
                         mover,
@@ -170,7 +179,7 @@ impl Pair<'_> {
                         frames: None,
                     };
                     let start = batch.captures.slots.len();
-                    match self.open_state(side, &mut ranks, mover, opponent, &mut batch.captures) {
+                    match self.open_with(side, &mut ranks, &moves, opponent, &mut batch.captures) {
                         Opening::Decided(cell) => {
                             batch.captures.slots.truncate(start);
                             self.store_init(side, slot, cell);
@@ -333,6 +342,52 @@ impl Pair<'_> {
             }
         }
         Opening::Moves { quiet, any_move }
+    }
+
+    /// [`Pair::open_state`] of the state whose mover's moves are `moves`
+    /// (sorted beforehand, [`MoverMoves`]) and whose opponent holds
+    /// `opponent`: the same count, the same captures in the same order.
+    #[inline]
+    pub(super) fn open_with(
+        &self,
+        side: &Side,
+        ranks: &mut CaptureRanks,
+        moves: &MoverMoves,
+        opponent: Bits,
+        out: &mut impl Gather,
+    ) -> Opening {
+        let board = self.v.board();
+        let empty = board.all() & !(moves.mover | opponent);
+        let any_move = moves.any(empty);
+        let mut quiet = moves.quiet(empty);
+        // Empty only when the opponent has no stone on the board: then a
+        // mill captures nothing and its move is quiet.
+        let removable = board.removable(opponent);
+        if removable == 0 {
+            quiet += moves.closing(empty).count() as u32;
+            return Opening::Moves { quiet, any_move };
+        }
+        for (from, to) in moves.closing(empty) {
+            let Some((index, cells)) = &side.captures else {
+                return Opening::Decided(self.decided(1));
+            };
+            let own = moves.mover ^ (1 << from) ^ (1 << to);
+            ranks.add(index, cells, (from, to), own, removable, out);
+        }
+        Opening::Moves { quiet, any_move }
+    }
+
+    /// Whether [`Pair::open_with`] opens a state as [`Pair::open_state`]
+    /// does, captures included: the debug builds' check of every state
+    /// the tests solve.
+    fn opens_alike(&self, side: &Side, moves: &MoverMoves, opponent: Bits) -> bool {
+        let mover = moves.mover;
+        let ranks =
+            || CaptureRanks::Images { point_images: self.images, mover, opponent, frames: None };
+        let (mut plain, mut sorted) = (GatheredSlots::default(), GatheredSlots::default());
+        let a = self.open_state(side, &mut ranks(), mover, opponent, &mut plain);
+        let b = self.open_with(side, &mut ranks(), moves, opponent, &mut sorted);
+        a == b && plain.slots == sorted.slots
     }
 
     /// The initial working cell of a state whose moves `state` counted,
@@ -549,6 +604,7 @@ pub(super) struct Counted {
 }
 
 /// A state's moves: decided by one of them, or counted.
+#[derive(Debug, PartialEq, Eq)]
 pub(super) enum Opening {
     Decided(u16),
     Moves { quiet: u32, any_move: bool },

@@ -62,6 +62,7 @@ use std::sync::atomic::{
 use std::time::{Duration, Instant};
 
 mod init;
+mod mover_moves;
 mod propagate;
 
 /// Marks an undecided working cell; the low bits count successors.
