@@ -223,6 +223,20 @@ pub(crate) fn compact_rank(set: Bits, free: Bits) -> u64 {
     rank
 }
 
+/// The points of `set` (a subset of `free`) as if the points of `free`
+/// were renumbered `0..`: one `pext` where the CPU has it. The inverse of
+/// [`deposit_bits`].
+#[inline(always)]
+pub(crate) fn extract_bits(set: Bits, free: Bits) -> Bits {
+    #[cfg(target_feature = "bmi2")]
+    {
+        // Safety: the instruction exists, as the target feature says.
+        return unsafe { std::arch::x86_64::_pext_u32(set, free) };
+    }
+    #[allow(unreachable_code)]
+    points(set).fold(0, |acc, p| acc | 1 << (free & ((1 << p) - 1)).count_ones())
+}
+
 /// Spreads the bits of `compact` over the points of `free`, lowest first:
 /// one `pdep` where the CPU has it.
 #[inline]

@@ -56,6 +56,15 @@ impl MoverFrame<'_> {
         self.which == 1
     }
 
+    /// For a plain frame, the slot of the position whose opponent set is
+    /// the first of its size among the points free of the mover: the
+    /// others follow in colex order of those points, so the frame's
+    /// positions are one block of the sector.
+    #[inline]
+    pub fn plain_base(&self) -> Option<u64> {
+        self.is_plain().then_some(self.base)
+    }
+
     /// For every point `p` of `targets` (points free of the mover and of
     /// `opponent`), into `slots[p]`: the slot of the position with
     /// `opponent` plus `p`, `rank(opponent | 1 << p)`. For a plain frame,

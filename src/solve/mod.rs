@@ -6,6 +6,7 @@
 pub mod moving;
 pub mod placement;
 pub mod plan;
+mod supersets;
 
 use crate::index::Sector;
 use crate::variant::{Bits, Variant};
@@ -269,6 +270,17 @@ impl OpenMills {
             let rest = mill & !mover;
             let one_left = ((rest.count_ones() == 1) as Bits).wrapping_neg();
             closing | (rest & one_left)
+        })
+    }
+
+    /// The points of the mills that lie wholly within `stones` (a set free
+    /// of the opponent): where a stone placed last into `stones` closed a
+    /// mill.
+    #[inline(always)]
+    pub(crate) fn within(&self, stones: Bits) -> Bits {
+        self.mills[..self.len].iter().fold(0, |points, &mill| {
+            let whole = ((mill & !stones == 0) as Bits).wrapping_neg();
+            points | (mill & whole)
         })
     }
 }

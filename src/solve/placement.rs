@@ -10,6 +10,7 @@
 //! mover's placements (and slides), apart from the rules module's generic
 //! generator that the forward check (`verify`) uses.
 
+use super::supersets::{key, unkey, Layers, QuietCells};
 use super::{OpenMills, Progress, SolveError};
 use crate::index::{
     compact_rank, deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex, BINOMIAL,
@@ -110,15 +111,18 @@ pub fn solve_sector(
     let per_opponent = own.slots() / opponents.len().max(1) as u64;
     let (counts, edges) = (0..opponents.len())
         .into_par_iter()
-        .map_init(Vec::new, |memo, class| {
-            // The caller throws the cells away when it cancels.
-            if progress.cancelled() {
-                return (Counts::default(), 0);
-            }
-            let done = walk.around(opponents[class], stabilisers[class], out, memo);
-            progress.advance(per_opponent);
-            done
-        })
+        .map_init(
+            || (Vec::new(), Layers::default()),
+            |(memo, layers), class| {
+                // The caller throws the cells away when it cancels.
+                if progress.cancelled() {
+                    return (Counts::default(), 0);
+                }
+                let done = walk.around(opponents[class], stabilisers[class], out, memo, layers);
+                progress.advance(per_opponent);
+                done
+            },
+        )
         .reduce(|| (Counts::default(), 0), |a, b| (add_counts(a.0, b.0), a.1 + b.1));
     if progress.cancelled() {
         return Err(SolveError::Interrupted(sector.to_string()));
@@ -154,6 +158,7 @@ impl Walk<'_> {
         stabiliser: u32,
         out: &[AtomicU16],
         memo: &mut Vec<u16>,
+        layers: &mut Layers,
     ) -> (Counts, u64) {
         let board = self.v.board();
         let free = board.all() & !opponent;
@@ -173,6 +178,12 @@ impl Walk<'_> {
         // states around one opponent set test those alone (about half of
         // the board's mills with five or six opponent stones down).
         let open = OpenMills::of(board.mills(), opponent);
+        // With stones in hand, the states' best placements come from one
+        // pass over the sets of stones placed into.
+        if self.sector.mover_hand > 0 {
+            let frames = Frames { open: &open, quiet: &quiet, captures: &captures };
+            return self.around_by_supersets(opponent, stabiliser, &frames, out, layers, memo);
+        }
         let mut memo = CaptureMemo::new(memo, free, self.sector.mover as u32 + 1);
         let mut counts = Counts::default();
         let mut edges = 0;
@@ -224,6 +235,96 @@ impl Walk<'_> {
         });
         settle(&mut pending);
         (counts, edges)
+    }
+
+    /// [`Walk::around`] for a mover with stones in hand: the value of
+    /// every placement is worked out once per set of stones placed into
+    /// (`supersets`), then each state takes the best of its own and is
+    /// written to its slot. (`memo` serves the debug builds,
+    /// which hold every state to [`Walk::best_placement`].)
+    fn around_by_supersets(
+        &self,
+        opponent: Bits,
+        stabiliser: u32,
+        frames: &Frames,
+        out: &[AtomicU16],
+        layers: &mut Layers,
+        #[allow(unused_variables)] memo: &mut Vec<u16>,
+    ) -> (Counts, u64) {
+        let free = self.v.board().all() & !opponent;
+        let n = free.count_ones();
+        let m = self.sector.mover as u32;
+        let read = self.fill_upper(opponent, frames, layers);
+        layers.lower(n, m);
+
+        let images = self.ix.point_images().expect("groups of 16 symmetries or fewer");
+        let opponent_images = images.set(opponent);
+        let mut counts = Counts::default();
+        // The states' own slots are the walk's scattered writes: each is
+        // fetched `AHEAD` states before its value is stored.
+        let mut ring = [(0u64, Cell::DRAW); AHEAD];
+        let mut done = 0;
+        #[cfg(debug_assertions)]
+        let mut memo = CaptureMemo::new(memo, free, m + 1);
+        let syms = self.ix.symmetries();
+        for_each_subset(n, m, |rank, compact| {
+            let mover = deposit_bits(compact, free);
+            // Around a symmetric opponent, positions that a symmetry fixing
+            // it maps onto each other are one state: take the smallest.
+            if stabiliser != 1
+                && points(stabiliser & !1).any(|s| syms.apply(s as usize, mover) < mover)
+            {
+                return;
+            }
+            let value = Value::from(Cell(unkey(layers.best()[rank as usize]))).back();
+            #[cfg(debug_assertions)]
+            {
+                let mut scratch =
+                    Scratch { quiet: [0; 32], captures: [0; 24 * 12], groups: [(0, 0); 24] };
+                let (by_placement, _) =
+                    self.best_placement(mover, opponent, frames, &mut memo, &mut scratch);
+                assert_eq!(value, by_placement, "{mover:#x} against {opponent:#x}");
+            }
+            let slot = self.own.rank_images(&images.set(mover), &opponent_images);
+            prefetch(&out[slot as usize]);
+            let (at, cell) = std::mem::replace(&mut ring[done % AHEAD], (slot, Cell::from(value)));
+            if done >= AHEAD {
+                out[at as usize].store(cell.0, Ordering::Relaxed);
+            }
+            done += 1;
+            tally(&mut counts, value);
+        });
+        for &(at, cell) in &ring[..done.min(AHEAD)] {
+            out[at as usize].store(cell.0, Ordering::Relaxed);
+        }
+        (counts, read)
+    }
+
+    /// Fills `layers` with the value of a placement into each set of
+    /// `m + 1` stones around `opponent`: its quiet successor's, and where
+    /// it closes a mill, the best capture's. Returns how many successor
+    /// cells it read.
+    fn fill_upper(&self, opponent: Bits, frames: &Frames, layers: &mut Layers) -> u64 {
+        let free = self.v.board().all() & !opponent;
+        let stones = self.sector.mover as u32 + 1;
+        let size = BINOMIAL.get(free.count_ones(), stones) as usize;
+        let cells = self.quiet.cells;
+        let quiet = match frames.quiet.plain_base() {
+            Some(block) => QuietCells::Block(&cells[block as usize..block as usize + size]),
+            None => QuietCells::Ranked(frames.quiet, cells),
+        };
+        // With no opponent stone on the board a mill captures nothing.
+        let open = (opponent != 0).then_some(frames.open);
+        let mut read = size as u64;
+        layers.fill(free, stones, quiet, open, |after| {
+            if !self.opponent_survives_capture {
+                return key(Cell::from(Value::Loss(0)).0);
+            }
+            read += frames.captures.len() as u64;
+            let cell = |f: &MoverFrame| self.capture_cells()[f.rank(after) as usize];
+            frames.captures.iter().map(|f| key(cell(f))).min().unwrap_or(u32::MAX)
+        });
+        read
     }
 
     fn capture_cells(&self) -> &[u16] {
@@ -448,64 +549,10 @@ fn prefetch<T>(value: &T) {
     }
 }
 
-/// Orders successor cells by how good they are for the side that moves
-/// into them, best first: a cell is the successor's value for its own
-/// mover, so the best is its fastest loss (even depth), then the slowest
-/// wins (odd depth), with draws between.
-///
-/// Without branches: a state's successors mix draws, wins and losses in
-/// no order a predictor learns, and a branch on each cell read cost the
-/// walk its mispredictions.
-#[inline(always)]
-fn key(cell: u16) -> u32 {
-    use std::hint::select_unpredictable;
-    let c = cell as u32;
-    let depth = c.wrapping_sub(1);
-    let decided =
-        select_unpredictable(depth.is_multiple_of(2), depth, (1u32 << 18).wrapping_sub(depth));
-    // A draw, between the losses and the wins.
-    select_unpredictable(c == 0, 1 << 17, decided)
-}
-
-/// The cell with key `k`.
-#[inline(always)]
-fn unkey(k: u32) -> u16 {
-    if k == 1 << 17 {
-        0
-    } else if k < 1 << 17 {
-        (k + 1) as u16
-    } else {
-        ((1 << 18) - k + 1) as u16
-    }
-}
-
 /// The cells as atomics, so that the walk's tasks write their scattered
 /// slots through shared references (each slot is written by one task).
 fn atomic_cells(cells: &mut [u16]) -> &[AtomicU16] {
     // Safety: `AtomicU16` has the size and alignment of `u16`, and the
     // exclusive borrow of `cells` is held for as long as the result lives.
     unsafe { &*(cells as *mut [u16] as *const [AtomicU16]) }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// [`key`] as it reads in words: draws between the successor's
-    /// losses (fastest first) and its wins (slowest first).
-    fn key_by_cases(cell: u16) -> u32 {
-        match cell as u32 {
-            0 => 1 << 17,
-            c if (c - 1) % 2 == 0 => c - 1,
-            c => (1 << 18) - (c - 1),
-        }
-    }
-
-    #[test]
-    fn every_cell_keys_as_the_cases_say_and_back() {
-        for cell in 0..=u16::MAX {
-            assert_eq!(key(cell), key_by_cases(cell), "cell {cell}");
-            assert_eq!(unkey(key(cell)), cell, "cell {cell}");
-        }
-    }
 }

@@ -7,6 +7,8 @@
 
 use super::mover_moves::MoverMoves;
 use super::*;
+use crate::index::BINOMIAL;
+use crate::solve::supersets::{key, unkey, Layers, QuietCells};
 
 /// The most stones a side has on the board in any variant.
 pub(super) const MAX_STONES: usize = 12;
@@ -212,12 +214,12 @@ impl Pair<'_> {
         });
         let (opponents, stabilisers) = self.ix.set_classes(side.sector.opponent as u32);
         let (classes, slots) = (opponents.len() as u64, side.index.slots());
-        (0..opponents.len()).into_par_iter().for_each(|class| {
+        (0..opponents.len()).into_par_iter().for_each_init(Layers::default, |layers, class| {
             // The caller throws the cells away when it cancels.
             if progress.cancelled() {
                 return;
             }
-            self.init_around(side, opponents[class], stabilisers[class]);
+            self.init_around(side, opponents[class], stabilisers[class], layers);
             let c = class as u64;
             progress.advance(slots * (c + 1) / classes - slots * c / classes);
         });
@@ -225,14 +227,26 @@ impl Pair<'_> {
 
     /// Initialises every state of `side` whose opponent holds the
     /// canonical set `opponent`, fixed by the symmetries in `stabiliser`.
-    pub(super) fn init_around(&self, side: &Side, opponent: Bits, stabiliser: u32) {
+    pub(super) fn init_around(
+        &self,
+        side: &Side,
+        opponent: Bits,
+        stabiliser: u32,
+        layers: &mut Layers,
+    ) {
         let board = self.v.board();
         let syms = self.ix.symmetries();
         let free = board.all() & !opponent;
         let group = syms.len() as u32;
         let opponent_images = self.images.set(opponent);
         let frames = side.exit_frames(board, board.removable(opponent), opponent);
-        for_each_subset(free.count_ones(), side.sector.mover as u32, |_, compact| {
+        // The best placement of every state comes from one pass over the
+        // sets of stones placed into.
+        if let Some(placements) = &side.placements {
+            self.best_placements(side, placements, &frames, opponent, layers);
+        }
+        let placed = |rank: u64| side.placements.is_some().then(|| layers.best()[rank as usize]);
+        for_each_subset(free.count_ones(), side.sector.mover as u32, |rank, compact| {
             let mover = deposit_bits(compact, free);
             // Around a symmetric opponent, positions that a symmetry fixing
             // it maps onto each other are one state: take the smallest.
@@ -252,8 +266,16 @@ impl Pair<'_> {
             if let Some(placements) = &side.placements {
                 placements.memo.prefetch(slot);
             }
+            let ranks = &mut CaptureRanks::Frames(&frames);
             let (cell, deepest_exit) =
-                self.init_state(side, &mut CaptureRanks::Frames(&frames), mover, opponent, orbit);
+                self.init_state(side, ranks, mover, opponent, orbit, placed(rank));
+            debug_assert!(placed(rank).is_none_or(|best| {
+                let by_placement = self.init_state(side, ranks, mover, opponent, orbit, None);
+                // Only a pending state keeps its deepest exit, and one with
+                // a drawing placement is never lost, so never needs it.
+                let needs_deepest = cell & PENDING != 0 && best != key(0);
+                cell == by_placement.0 && (!needs_deepest || deepest_exit == by_placement.1)
+            }));
             side.cells[slot as usize].store(cell, Relaxed);
             if let (Some(placements), true) = (&side.placements, cell & PENDING != 0) {
                 placements.memo.store(slot, deepest_exit);
@@ -264,9 +286,48 @@ impl Pair<'_> {
         });
     }
 
+    /// Works out into `layers` the key of the best placement of every
+    /// state around `opponent` (see [`Layers`]).
+    fn best_placements(
+        &self,
+        side: &Side,
+        placements: &Placements,
+        frames: &ExitFrames,
+        opponent: Bits,
+        layers: &mut Layers,
+    ) {
+        let board = self.v.board();
+        let free = board.all() & !opponent;
+        let stones = side.sector.mover as u32 + 1;
+        let size = BINOMIAL.get(free.count_ones(), stones) as usize;
+        let frame = frames.placement_quiet.as_ref().expect("frames of a side with placements");
+        let cells = placements.quiet.1;
+        let quiet = match frame.plain_base() {
+            Some(block) => QuietCells::Block(&cells[block as usize..block as usize + size]),
+            None => QuietCells::Ranked(frame, cells),
+        };
+        // With no opponent stone on the board a mill captures nothing.
+        let open = (board.removable(opponent) != 0).then_some(&frames.open);
+        layers.fill(free, stones, quiet, open, |after| {
+            match &placements.captures {
+                Some((_, cells)) => {
+                    let cell = |f: &MoverFrame| cells[f.rank(after) as usize];
+                    frames.placement_captures.iter().flatten().map(|f| key(cell(f))).min()
+                }
+                // The capture ends the game: the opponent has lost at once.
+                None => Some(key(Cell::from(Value::Loss(0)).0)),
+            }
+            .unwrap_or(u32::MAX)
+        });
+        layers.lower(free.count_ones(), stones - 1);
+    }
+
     /// The initial working cell of one state, whose position has `orbit`
     /// images under the symmetries, and the deepest cell among its exits
     /// (of use while the cell is pending); `ranks` ranks its captures.
+    /// `placed`, where given, is the key of its best placement, worked
+    /// out beforehand ([`Pair::best_placements`]); otherwise each
+    /// placement is looked up.
     pub(super) fn init_state(
         &self,
         side: &Side,
@@ -274,6 +335,7 @@ impl Pair<'_> {
         mover: Bits,
         opponent: Bits,
         orbit: u32,
+        placed: Option<u32>,
     ) -> (u16, u32) {
         let mut captures = Captures::default();
         let (quiet, mut any_move) =
@@ -287,6 +349,14 @@ impl Pair<'_> {
         if let Some(placements) = &side.placements {
             // A stone in hand always finds an empty point.
             any_move = true;
+            if let Some(best) = placed {
+                debug_assert!(best != u32::MAX, "a state with a stone in hand and no placement");
+                captures.exits.take(unkey(best) as u32);
+                let full = mover | opponent == self.v.board().all();
+                let cell =
+                    self.close_state(Counted { quiet, any_move, orbit, full }, &captures.exits);
+                return (cell, captures.exits.deepest_loss);
+            }
             let framed;
             let frames = match ranks {
                 CaptureRanks::Frames(frames) => *frames,
@@ -523,12 +593,17 @@ impl ExitValues {
         // mispredictions. An odd cell is a loss of the successor (its depth
         // is even), an even one a win, zero a draw.
         for &slot in slots {
-            let c = cells[slot as usize] as u32;
-            let odd = c & 1 == 1;
-            self.fastest_win = self.fastest_win.min(if odd { c } else { u32::MAX });
-            self.deepest_loss = self.deepest_loss.max(if odd { 0 } else { c });
-            self.can_draw |= c == 0;
+            self.take(cells[slot as usize] as u32);
         }
+    }
+
+    /// Takes in one exit's cell `c`.
+    #[inline(always)]
+    pub(super) fn take(&mut self, c: u32) {
+        let odd = c & 1 == 1;
+        self.fastest_win = self.fastest_win.min(if odd { c } else { u32::MAX });
+        self.deepest_loss = self.deepest_loss.max(if odd { 0 } else { c });
+        self.can_draw |= c == 0;
     }
 }
 
