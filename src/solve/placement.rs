@@ -184,12 +184,9 @@ impl Walk<'_> {
             let frames = Frames { open: &open, quiet: &quiet, captures: &captures };
             return self.around_by_supersets(opponent, stabiliser, &frames, out, layers, memo);
         }
-        let mut memo = CaptureMemo::new(memo, free, self.sector.mover as u32 + 1);
+        // An empty hand while the opponent places: each state's slides.
         let mut counts = Counts::default();
         let mut edges = 0;
-        // Filled afresh for each state: zeroing their 2 KiB for every
-        // state took 8 % of the walk.
-        let mut scratch = Scratch { quiet: [0; 32], captures: [0; 24 * 12], groups: [(0, 0); 24] };
         // The states' own slots are the walk's scattered accesses: ranked
         // and fetched for `AHEAD` states at a time, then written as their
         // values are worked out.
@@ -206,12 +203,7 @@ impl Walk<'_> {
             }
             for k in 0..pending.len {
                 let mover = pending.movers[k];
-                let (value, read) = if self.sector.mover_hand > 0 {
-                    let frames = Frames { open: &open, quiet: &quiet, captures: &captures };
-                    self.best_placement(mover, opponent, &frames, &mut memo, &mut scratch)
-                } else {
-                    self.best_slide(mover, opponent, &quiet, &captures)
-                };
+                let (value, read) = self.best_slide(mover, opponent, &quiet, &captures);
                 edges += read;
                 out[pending.slots[k] as usize].store(Cell::from(value).0, Ordering::Relaxed);
                 tally(&mut counts, value);
@@ -257,8 +249,8 @@ impl Walk<'_> {
         let read = self.fill_upper(opponent, frames, layers);
         layers.lower(n, m);
 
-        let images = self.ix.point_images().expect("groups of 16 symmetries or fewer");
-        let opponent_images = images.set(opponent);
+        let images = self.ix.point_images();
+        let opponent_images = images.map(|i| i.set(opponent));
         let mut counts = Counts::default();
         // The states' own slots are the walk's scattered writes: each is
         // fetched `AHEAD` states before its value is stored.
@@ -285,7 +277,10 @@ impl Walk<'_> {
                     self.best_placement(mover, opponent, frames, &mut memo, &mut scratch);
                 assert_eq!(value, by_placement, "{mover:#x} against {opponent:#x}");
             }
-            let slot = self.own.rank_images(&images.set(mover), &opponent_images);
+            let slot = match (images, opponent_images.as_ref()) {
+                (Some(i), Some(o)) => self.own.rank_images(&i.set(mover), o),
+                _ => self.own.rank(mover, opponent),
+            };
             prefetch(&out[slot as usize]);
             let (at, cell) = std::mem::replace(&mut ring[done % AHEAD], (slot, Cell::from(value)));
             if done >= AHEAD {
@@ -333,8 +328,9 @@ impl Walk<'_> {
 
     /// The best value over every placement of the mover (the successor
     /// that is worst for the opponent, one ply on), and the number of
-    /// successor cells read.
-    #[inline]
+    /// successor cells read: each placement ranked and read on its own,
+    /// the reference the debug builds hold `around_by_supersets` to.
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     fn best_placement(
         &self,
         mover: Bits,
@@ -416,7 +412,10 @@ struct Frames<'f> {
 /// into the same stones, one for each stone of the mill placed last: the
 /// first ranks and reads a capture successor per stone that may be taken,
 /// the others find the best of them here. (The forward check has the same
-/// memo, `forward::placement::CaptureMemo`.)
+/// memo, `forward::placement::CaptureMemo`. The solver's own walk,
+/// `around_by_supersets`, works out each set placed into once anyway:
+/// this serves its reference, `best_placement`.)
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 struct CaptureMemo<'m> {
     /// The points free of the opponent's stones, among which the stones
     /// after a placement are ranked.
@@ -425,6 +424,7 @@ struct CaptureMemo<'m> {
     cells: &'m mut Vec<u16>,
 }
 
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 impl<'m> CaptureMemo<'m> {
     /// Not known yet: no cell is this large (`PENDING` is far below).
     const UNKNOWN: u16 = u16::MAX;
@@ -515,6 +515,7 @@ struct Pending {
 /// A walk's working arrays, reused from state to state: the slots of a
 /// state's quiet successors (by the point placed on) and of its capture
 /// successors (in the order they are read).
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 struct Scratch {
     quiet: [u64; 32],
     captures: [u64; 24 * 12],
