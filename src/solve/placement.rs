@@ -10,7 +10,7 @@
 //! mover's placements (and slides), apart from the rules module's generic
 //! generator that the forward check (`verify`) uses.
 
-use super::supersets::{key, unkey, Layers, QuietCells};
+use super::supersets::{key, unkey, Layers, ENDS_THE_GAME};
 use super::{OpenMills, Progress, SolveError};
 use crate::index::{
     compact_rank, deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex, BINOMIAL,
@@ -163,8 +163,6 @@ impl Walk<'_> {
         let board = self.v.board();
         let free = board.all() & !opponent;
         let syms = self.ix.symmetries();
-        let images = self.ix.point_images();
-        let opponent_images = images.map(|i| i.set(opponent));
         let quiet = self.quiet.index.frame(opponent);
         // The capture successors' movers: the opponent less each stone
         // it may lose, framed once for all the states around it.
@@ -185,6 +183,8 @@ impl Walk<'_> {
             return self.around_by_supersets(opponent, stabiliser, &frames, out, layers, memo);
         }
         // An empty hand while the opponent places: each state's slides.
+        let images = self.ix.point_images();
+        let opponent_images = images.map(|i| i.set(opponent));
         let mut counts = Counts::default();
         let mut edges = 0;
         // The states' own slots are the walk's scattered accesses: ranked
@@ -302,18 +302,12 @@ impl Walk<'_> {
     fn fill_upper(&self, opponent: Bits, frames: &Frames, layers: &mut Layers) -> u64 {
         let free = self.v.board().all() & !opponent;
         let stones = self.sector.mover as u32 + 1;
-        let size = BINOMIAL.get(free.count_ones(), stones) as usize;
-        let cells = self.quiet.cells;
-        let quiet = match frames.quiet.plain_base() {
-            Some(block) => QuietCells::Block(&cells[block as usize..block as usize + size]),
-            None => QuietCells::Ranked(frames.quiet, cells),
-        };
         // With no opponent stone on the board a mill captures nothing.
         let open = (opponent != 0).then_some(frames.open);
-        let mut read = size as u64;
-        layers.fill(free, stones, quiet, open, |after| {
+        let mut read = BINOMIAL.get(free.count_ones(), stones);
+        layers.fill(free, stones, (frames.quiet, self.quiet.cells), open, |after| {
             if !self.opponent_survives_capture {
-                return key(Cell::from(Value::Loss(0)).0);
+                return ENDS_THE_GAME;
             }
             read += frames.captures.len() as u64;
             let cell = |f: &MoverFrame| self.capture_cells()[f.rank(after) as usize];

@@ -29,41 +29,34 @@ pub(crate) struct Layers {
     best: Vec<u32>,
 }
 
-/// Where the cells of the upper layer's quiet successors are.
-pub(crate) enum QuietCells<'a> {
-    /// In one block, in the layer's colex order: around an opponent set
-    /// that only the identity fixes.
-    Block(&'a [u16]),
-    /// Ranked one by one in their frame, in the cells of their sector:
-    /// around a symmetric opponent set, where a set and its images share
-    /// one slot.
-    Ranked(&'a MoverFrame<'a>, &'a [u16]),
-}
-
 impl Layers {
     /// Fills the upper layer: every set of `stones` stones among the
     /// points `free`, in colex order. A placement into it that closes no
-    /// mill is worth the key of its quiet successor's cell (`quiet`); one
-    /// that closes a mill of `open` (none when a mill captures nothing) is
-    /// worth `closing` of the stones after it, the key of the best
-    /// capture.
+    /// mill is worth the key of its quiet successor's cell, in `cells`
+    /// at the slot `frame` (the opponent's, in the quiet successors'
+    /// sector) gives it; one that closes a mill of `open` (none when a
+    /// mill captures nothing) is worth `closing` of the stones after it,
+    /// the key of the best capture.
     pub(crate) fn fill(
         &mut self,
         free: Bits,
         stones: u32,
-        quiet: QuietCells,
+        (frame, cells): (&MoverFrame, &[u16]),
         open: Option<&OpenMills>,
         mut closing: impl FnMut(Bits) -> u32,
     ) {
         let n = free.count_ones();
         let size = BINOMIAL.get(n, stones) as usize;
         self.quiet.clear();
-        match quiet {
-            QuietCells::Block(cells) => {
-                debug_assert_eq!(cells.len(), size);
-                self.quiet.extend(cells.iter().map(|&c| key_in_bulk(c)));
+        match frame.plain_base() {
+            // Around an opponent set that only the identity fixes, the
+            // quiet successors are one block in the layer's colex order.
+            Some(block) => {
+                let block = &cells[block as usize..block as usize + size];
+                self.quiet.extend(block.iter().map(|&c| key_in_bulk(c)));
             }
-            QuietCells::Ranked(frame, cells) => {
+            // Around a symmetric one, a set and its images share one slot.
+            None => {
                 self.quiet.resize(size, 0);
                 for_each_subset(n, stones, |rank, compact| {
                     let after = deposit_bits(compact, free);
@@ -121,6 +114,10 @@ pub(crate) fn key(cell: u16) -> u32 {
     // A draw, between the losses and the wins.
     select_unpredictable(c == 0, 1 << 17, decided)
 }
+
+/// The key of a placement whose capture ends the game: the successor is
+/// lost at once (`Loss(0)`, cell 1), the best a placement can do.
+pub(crate) const ENDS_THE_GAME: u32 = 0;
 
 /// [`key`] for a run of cells read in order: plain selects, which the
 /// compiler turns into vector blends (the hint of `key` keeps it from
@@ -242,6 +239,7 @@ mod tests {
     use super::*;
     use crate::index::colex_rank;
     use crate::rng::Rng;
+    use crate::value::{Cell, Value};
 
     /// [`key`] as it reads in words: draws between the successor's
     /// losses (fastest first) and its wins (slowest first).
@@ -255,6 +253,7 @@ mod tests {
 
     #[test]
     fn every_cell_keys_as_the_cases_say_and_back() {
+        assert_eq!(key(Cell::from(Value::Loss(0)).0), ENDS_THE_GAME);
         for cell in 0..=u16::MAX {
             assert_eq!(key(cell), key_by_cases(cell), "cell {cell}");
             assert_eq!(key_in_bulk(cell), key_by_cases(cell), "cell {cell}");

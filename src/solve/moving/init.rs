@@ -7,8 +7,7 @@
 
 use super::mover_moves::MoverMoves;
 use super::*;
-use crate::index::BINOMIAL;
-use crate::solve::supersets::{key, unkey, Layers, QuietCells};
+use crate::solve::supersets::{key, unkey, Layers, ENDS_THE_GAME};
 
 /// The most stones a side has on the board in any variant.
 pub(super) const MAX_STONES: usize = 12;
@@ -299,25 +298,16 @@ impl Pair<'_> {
         let board = self.v.board();
         let free = board.all() & !opponent;
         let stones = side.sector.mover as u32 + 1;
-        let size = BINOMIAL.get(free.count_ones(), stones) as usize;
         let frame = frames.placement_quiet.as_ref().expect("frames of a side with placements");
-        let cells = placements.quiet.1;
-        let quiet = match frame.plain_base() {
-            Some(block) => QuietCells::Block(&cells[block as usize..block as usize + size]),
-            None => QuietCells::Ranked(frame, cells),
-        };
         // With no opponent stone on the board a mill captures nothing.
         let open = (board.removable(opponent) != 0).then_some(&frames.open);
-        layers.fill(free, stones, quiet, open, |after| {
-            match &placements.captures {
-                Some((_, cells)) => {
-                    let cell = |f: &MoverFrame| cells[f.rank(after) as usize];
-                    frames.placement_captures.iter().flatten().map(|f| key(cell(f))).min()
-                }
-                // The capture ends the game: the opponent has lost at once.
-                None => Some(key(Cell::from(Value::Loss(0)).0)),
-            }
-            .unwrap_or(u32::MAX)
+        layers.fill(free, stones, (frame, placements.quiet.1), open, |after| {
+            let Some((_, cells)) = &placements.captures else {
+                return ENDS_THE_GAME;
+            };
+            let cell = |f: &MoverFrame| cells[f.rank(after) as usize];
+            let best = frames.placement_captures.iter().flatten().map(|f| key(cell(f))).min();
+            best.unwrap_or(u32::MAX)
         });
         layers.lower(free.count_ones(), stones - 1);
     }
@@ -352,22 +342,19 @@ impl Pair<'_> {
             if let Some(best) = placed {
                 debug_assert!(best != u32::MAX, "a state with a stone in hand and no placement");
                 captures.exits.take(unkey(best) as u32);
-                let full = mover | opponent == self.v.board().all();
-                let cell =
-                    self.close_state(Counted { quiet, any_move, orbit, full }, &captures.exits);
-                return (cell, captures.exits.deepest_loss);
-            }
-            let framed;
-            let frames = match ranks {
-                CaptureRanks::Frames(frames) => *frames,
-                CaptureRanks::Images { .. } => {
-                    let board = self.v.board();
-                    framed = side.exit_frames(board, board.removable(opponent), opponent);
-                    &framed
+            } else {
+                let framed;
+                let frames = match ranks {
+                    CaptureRanks::Frames(frames) => *frames,
+                    CaptureRanks::Images { .. } => {
+                        let board = self.v.board();
+                        framed = side.exit_frames(board, board.removable(opponent), opponent);
+                        &framed
+                    }
+                };
+                if !self.placement_exits(placements, frames, mover, opponent, &mut captures) {
+                    return (self.decided(1), 0);
                 }
-            };
-            if !self.placement_exits(placements, frames, mover, opponent, &mut captures) {
-                return (self.decided(1), 0);
             }
         }
         let full = mover | opponent == self.v.board().all();
