@@ -10,7 +10,7 @@
 //! mover's placements (and slides), apart from the rules module's generic
 //! generator that the forward check (`verify`) uses.
 
-use super::supersets::{key, unkey, Layers, ENDS_THE_GAME};
+use super::supersets::{key, unkey, AfterMill, Layers};
 use super::{OpenMills, Progress, SolveError};
 use crate::index::{
     compact_rank, deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex, BINOMIAL,
@@ -304,16 +304,16 @@ impl Walk<'_> {
         let stones = self.sector.mover as u32 + 1;
         // With no opponent stone on the board a mill captures nothing.
         let open = (opponent != 0).then_some(frames.open);
-        let mut read = BINOMIAL.get(free.count_ones(), stones);
-        layers.fill(free, stones, (frames.quiet, self.quiet.cells), open, |after| {
-            if !self.opponent_survives_capture {
-                return ENDS_THE_GAME;
-            }
-            read += frames.captures.len() as u64;
-            let cell = |f: &MoverFrame| self.capture_cells()[f.rank(after) as usize];
-            frames.captures.iter().map(|f| key(cell(f))).min().unwrap_or(u32::MAX)
-        });
-        read
+        let after_mill = if self.opponent_survives_capture {
+            // Without a capture sector the mover has too few stones for a
+            // mill, and there are no capture frames either.
+            let cells = self.capture.as_ref().map_or(&[][..], |table| table.cells);
+            AfterMill::Captures { frames: frames.captures.iter(), cells }
+        } else {
+            AfterMill::EndsTheGame
+        };
+        let quiet = (frames.quiet, self.quiet.cells);
+        BINOMIAL.get(free.count_ones(), stones) + layers.fill(free, stones, quiet, open, after_mill)
     }
 
     fn capture_cells(&self) -> &[u16] {

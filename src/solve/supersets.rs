@@ -29,22 +29,45 @@ pub(crate) struct Layers {
     best: Vec<u32>,
 }
 
+/// What a placement that closes a mill leads to.
+pub(crate) enum AfterMill<'c, F> {
+    /// The capture leaves the opponent two stones: it ends the game.
+    EndsTheGame,
+    /// One capture successor per stone the mover may take: `frames` (the
+    /// opponent less that stone, as the successor's mover) rank it among
+    /// `cells`.
+    Captures { frames: F, cells: &'c [u16] },
+}
+
+/// Sets placed into whose capture successors' cells are fetched and not
+/// yet read: each set's are read this many sets after it was ranked, so
+/// that the scattered reads overlap.
+const CAPTURES_AHEAD: usize = 8;
+
+/// The most stones a side can have on the board: the capture successors
+/// of one set placed into.
+const MAX_CAPTURES: usize = 12;
+
 impl Layers {
     /// Fills the upper layer: every set of `stones` stones among the
     /// points `free`, in colex order. A placement into it that closes no
     /// mill is worth the key of its quiet successor's cell, in `cells`
     /// at the slot `frame` (the opponent's, in the quiet successors'
     /// sector) gives it; one that closes a mill of `open` (none when a
-    /// mill captures nothing) is worth `closing` of the stones after it,
-    /// the key of the best capture.
-    pub(crate) fn fill(
+    /// mill captures nothing) is worth the key of the best capture after
+    /// it (`after_mill`). Returns how many capture successors' cells it
+    /// read.
+    pub(crate) fn fill<'f, 'a: 'f, F>(
         &mut self,
         free: Bits,
         stones: u32,
         (frame, cells): (&MoverFrame, &[u16]),
         open: Option<&OpenMills>,
-        mut closing: impl FnMut(Bits) -> u32,
-    ) {
+        after_mill: AfterMill<'_, F>,
+    ) -> u64
+    where
+        F: Iterator<Item = &'f MoverFrame<'a>> + Clone,
+    {
         let n = free.count_ones();
         let size = BINOMIAL.get(n, stones) as usize;
         self.quiet.clear();
@@ -69,16 +92,56 @@ impl Layers {
         self.closing.clear();
         self.closing.resize(size, u32::MAX);
         let Some(open) = open else {
-            return;
+            return 0;
+        };
+        let (frames, capture_cells) = match after_mill {
+            AfterMill::EndsTheGame => {
+                for_each_subset(n, stones, |rank, compact| {
+                    let mills = open.within(deposit_bits(compact, free));
+                    if mills != 0 {
+                        self.mills[rank as usize] = extract_bits(mills, free);
+                        self.closing[rank as usize] = ENDS_THE_GAME;
+                    }
+                });
+                return 0;
+            }
+            AfterMill::Captures { frames, cells } => (frames, cells),
+        };
+        // The capture successors' slots of the last sets placed into, by
+        // set: ranked and fetched, then read `CAPTURES_AHEAD` sets later.
+        let mut ring = [(0u32, 0usize, [0u64; MAX_CAPTURES]); CAPTURES_AHEAD];
+        let mut found = 0;
+        let mut read = 0;
+        let mut take = |(rank, len, slots): &(u32, usize, [u64; MAX_CAPTURES])| {
+            let best = slots[..*len].iter().map(|&s| key(capture_cells[s as usize])).min();
+            self.closing[*rank as usize] = best.unwrap_or(u32::MAX);
+            read += *len as u64;
         };
         for_each_subset(n, stones, |rank, compact| {
             let after = deposit_bits(compact, free);
             let mills = open.within(after);
-            if mills != 0 {
-                self.mills[rank as usize] = extract_bits(mills, free);
-                self.closing[rank as usize] = closing(after);
+            if mills == 0 {
+                return;
+            }
+            self.mills[rank as usize] = extract_bits(mills, free);
+            let entry = &mut ring[found % CAPTURES_AHEAD];
+            if found >= CAPTURES_AHEAD {
+                take(entry);
+            }
+            found += 1;
+            entry.0 = rank as u32;
+            entry.1 = 0;
+            for f in frames.clone() {
+                let slot = f.rank(after);
+                prefetch(&capture_cells[slot as usize]);
+                entry.2[entry.1] = slot;
+                entry.1 += 1;
             }
         });
+        for entry in &ring[..found.min(CAPTURES_AHEAD)] {
+            take(entry);
+        }
+        read
     }
 
     /// Works out the best placement of every state: each set of `k`
@@ -93,6 +156,19 @@ impl Layers {
     /// Per state (by colex rank), the key of its best placement.
     pub(crate) fn best(&self) -> &[u32] {
         &self.best
+    }
+}
+
+/// Hints the CPU to fetch the cache line of `cell`.
+#[inline(always)]
+fn prefetch(cell: &u16) {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: a prefetch is only a hint; any address is allowed.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(
+            cell as *const u16 as *const i8,
+            std::arch::x86_64::_MM_HINT_T0,
+        );
     }
 }
 
@@ -117,7 +193,7 @@ pub(crate) fn key(cell: u16) -> u32 {
 
 /// The key of a placement whose capture ends the game: the successor is
 /// lost at once (`Loss(0)`, cell 1), the best a placement can do.
-pub(crate) const ENDS_THE_GAME: u32 = 0;
+const ENDS_THE_GAME: u32 = 0;
 
 /// [`key`] for a run of cells read in order: plain selects, which the
 /// compiler turns into vector blends (the hint of `key` keeps it from

@@ -7,7 +7,7 @@
 
 use super::mover_moves::MoverMoves;
 use super::*;
-use crate::solve::supersets::{key, unkey, Layers, ENDS_THE_GAME};
+use crate::solve::supersets::{key, unkey, AfterMill, Layers};
 
 /// The most stones a side has on the board in any variant.
 pub(super) const MAX_STONES: usize = 12;
@@ -301,14 +301,13 @@ impl Pair<'_> {
         let frame = frames.placement_quiet.as_ref().expect("frames of a side with placements");
         // With no opponent stone on the board a mill captures nothing.
         let open = (board.removable(opponent) != 0).then_some(&frames.open);
-        layers.fill(free, stones, (frame, placements.quiet.1), open, |after| {
-            let Some((_, cells)) = &placements.captures else {
-                return ENDS_THE_GAME;
-            };
-            let cell = |f: &MoverFrame| cells[f.rank(after) as usize];
-            let best = frames.placement_captures.iter().flatten().map(|f| key(cell(f))).min();
-            best.unwrap_or(u32::MAX)
-        });
+        let after_mill = match &placements.captures {
+            Some((_, cells)) => {
+                AfterMill::Captures { frames: frames.placement_captures.iter().flatten(), cells }
+            }
+            None => AfterMill::EndsTheGame,
+        };
+        layers.fill(free, stones, (frame, placements.quiet.1), open, after_mill);
         layers.lower(free.count_ones(), stones - 1);
     }
 
