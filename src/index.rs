@@ -357,7 +357,27 @@ pub struct Indexer {
     /// unranks every state it decides.
     subsets: Vec<Vec<OnceLock<Vec<Bits>>>>,
     images: Option<PointImages>,
+    /// By `size`: every set of `size` points as a mover, by colex rank
+    /// ([`MoverClass`]); built on first use, for sizes of at most
+    /// [`MOVER_CLASS_SETS`] sets.
+    mover_classes: Vec<OnceLock<Vec<MoverClass>>>,
 }
+
+/// One stone set as a sector's mover: its canonical form, its class and
+/// the symmetries (lanes of [`Images`]) that send it there. Looked up by
+/// the set's colex rank, it replaces the set's sixteen images, their
+/// minimum and the class's bitmap: a walk around one opponent set ranks
+/// every mover set in colex order, so it reads the table in order.
+#[derive(Clone, Copy, Debug, Default)]
+struct MoverClass {
+    canonical: Bits,
+    class: u32,
+    which: u32,
+}
+
+/// The most sets of one size a [`MoverClass`] table covers (12 bytes
+/// each; the 24-point boards' largest size, 12 stones, has 2.7 M).
+const MOVER_CLASS_SETS: u64 = 1 << 22;
 
 impl Indexer {
     /// An indexer for `board`; the tables of each stone count are built on
@@ -369,7 +389,8 @@ impl Indexer {
         let classes = (0..=points).map(|_| OnceLock::new()).collect();
         let subsets =
             (0..=points).map(|_| (0..=points).map(|_| OnceLock::new()).collect()).collect();
-        Indexer { syms, points, all: board.all(), classes, subsets, images }
+        let mover_classes = (0..=points).map(|_| OnceLock::new()).collect();
+        Indexer { syms, points, all: board.all(), classes, subsets, images, mover_classes }
     }
 
     /// The symmetries of the board.
@@ -404,6 +425,25 @@ impl Indexer {
             for_each_subset(n, size, |_, set| sets.push(set));
             sets
         })
+    }
+
+    /// Every set of `size` points as a mover, by colex rank; `None` for
+    /// sizes with too many sets.
+    fn mover_classes(&self, size: u32) -> Option<&[MoverClass]> {
+        if BINOMIAL.get(self.points, size) > MOVER_CLASS_SETS {
+            return None;
+        }
+        let table = self.mover_classes[size as usize].get_or_init(|| {
+            let classes = self.classes(size);
+            let mut table = Vec::with_capacity(BINOMIAL.get(self.points, size) as usize);
+            for_each_subset(self.points, size, |_, set| {
+                let (canonical, which) = canonical_set(&self.syms, set);
+                let class = classes.class_of(canonical) as u32;
+                table.push(MoverClass { canonical, class, which });
+            });
+            table
+        });
+        Some(table)
     }
 
     /// The index of the positions with `mover` and `opponent` stones on the
@@ -647,6 +687,26 @@ impl SectorIndex<'_> {
     #[inline(always)]
     pub fn rank_images(&self, mover: &Images, opponent: &Images) -> u64 {
         self.images_frame(mover).rank(opponent)
+    }
+
+    /// The slot of the position with the stones `mover` and the opponent
+    /// set whose images are `opponent`: the same slot as
+    /// [`SectorIndex::rank_images`] gives, with the mover's class looked
+    /// up by its colex rank instead of worked out from its images.
+    #[inline(always)]
+    pub fn rank_mover(&self, mover: Bits, opponent: &Images) -> u64 {
+        let Some(movers) = self.ix.mover_classes(self.m) else {
+            let images = self.ix.images.as_ref().expect("point images with the opponent's");
+            return self.rank_images(&images.set(mover), opponent);
+        };
+        let entry = movers[colex_rank(mover) as usize];
+        let which = entry.which;
+        let o = if which & (which - 1) == 0 {
+            opponent.0[which.trailing_zeros() as usize]
+        } else {
+            points(which).map(|s| opponent.0[s as usize]).min().unwrap_or(opponent.0[0])
+        };
+        entry.class as u64 * self.per_class + compact_rank(o, self.ix.all & !entry.canonical)
     }
 
     /// The position of a slot; `None` for a non-canonical slot.

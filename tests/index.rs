@@ -82,6 +82,12 @@ fn check_sector(variant: &str, m: u8, o: u8) -> u64 {
             slot,
             "images {mover:x} {opponent:x}"
         );
+        // So does the mover's class looked up by its colex rank.
+        assert_eq!(
+            sector.rank_mover(mover, &pi.set(opponent)),
+            slot,
+            "by mover {mover:x} {opponent:x}"
+        );
         turn = (turn + 7) % syms.len();
         let images = if all_images { 0..syms.len() } else { turn..turn + 1 };
         for s in images {

@@ -119,7 +119,7 @@ pub(super) fn walk_by_opponent<F, G: Resolve>(
             let frames = frames(opponent);
             let opponent_images = images.map(|i| i.set(opponent));
             let own_slot = |mover: Bits| match (images, &opponent_images) {
-                (Some(i), Some(o)) => index.rank_images(&i.set(mover), o),
+                (Some(_), Some(o)) => index.rank_mover(mover, o),
                 _ => index.rank(mover, opponent),
             };
             // Two states in flight: a state's successors are ranked and

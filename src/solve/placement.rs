@@ -195,7 +195,7 @@ impl Walk<'_> {
             for k in 0..pending.len {
                 let mover = pending.movers[k];
                 let slot = match (images, opponent_images.as_ref()) {
-                    (Some(i), Some(o)) => self.own.rank_images(&i.set(mover), o),
+                    (Some(_), Some(o)) => self.own.rank_mover(mover, o),
                     _ => self.own.rank(mover, opponent),
                 };
                 prefetch(&out[slot as usize]);
@@ -278,7 +278,7 @@ impl Walk<'_> {
                 assert_eq!(value, by_placement, "{mover:#x} against {opponent:#x}");
             }
             let slot = match (images, opponent_images.as_ref()) {
-                (Some(i), Some(o)) => self.own.rank_images(&i.set(mover), o),
+                (Some(_), Some(o)) => self.own.rank_mover(mover, o),
                 _ => self.own.rank(mover, opponent),
             };
             prefetch(&out[slot as usize]);

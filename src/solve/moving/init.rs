@@ -260,7 +260,7 @@ impl Pair<'_> {
             // The state's own cell (and its byte of the exit memo) are the
             // walk's only scattered accesses: fetch them while the value is
             // worked out.
-            let slot = side.index.rank_images(&self.images.set(mover), &opponent_images);
+            let slot = side.index.rank_mover(mover, &opponent_images);
             prefetch(&side.cells[slot as usize]);
             if let Some(placements) = &side.placements {
                 placements.memo.prefetch(slot);
