@@ -505,6 +505,18 @@ impl Images {
         Images(std::array::from_fn(|s| self.0[s] ^ other.0[s]))
     }
 
+    /// The smallest of the images in the lanes `which` (at least one): the
+    /// canonical form of a set in a frame that those symmetries make
+    /// canonical.
+    #[inline(always)]
+    pub(crate) fn smallest_of(&self, which: u32) -> Bits {
+        if which & (which - 1) == 0 {
+            self.0[which.trailing_zeros() as usize]
+        } else {
+            points(which).map(|s| self.0[s as usize]).min().unwrap_or(self.0[0])
+        }
+    }
+
     /// The smallest image, and the lanes that give it.
     #[inline(always)]
     fn smallest(&self) -> (Bits, u32) {
@@ -700,12 +712,7 @@ impl SectorIndex<'_> {
             return self.rank_images(&images.set(mover), opponent);
         };
         let entry = movers[colex_rank(mover) as usize];
-        let which = entry.which;
-        let o = if which & (which - 1) == 0 {
-            opponent.0[which.trailing_zeros() as usize]
-        } else {
-            points(which).map(|s| opponent.0[s as usize]).min().unwrap_or(opponent.0[0])
-        };
+        let o = opponent.smallest_of(entry.which);
         entry.class as u64 * self.per_class + compact_rank(o, self.ix.all & !entry.canonical)
     }
 

@@ -118,8 +118,8 @@ pub(super) fn walk_by_opponent<F, G: Resolve>(
             let free = all & !opponent;
             let frames = frames(opponent);
             let opponent_images = images.map(|i| i.set(opponent));
-            let own_slot = |mover: Bits| match (images, &opponent_images) {
-                (Some(_), Some(o)) => index.rank_mover(mover, o),
+            let own_slot = |mover: Bits| match &opponent_images {
+                Some(o) => index.rank_mover(mover, o),
                 _ => index.rank(mover, opponent),
             };
             // Two states in flight: a state's successors are ranked and

@@ -127,12 +127,6 @@ impl ImagesFrame {
     /// [`SectorIndex::rank_images`].
     #[inline(always)]
     pub fn rank(&self, opponent: &Images) -> u64 {
-        let which = self.which;
-        let o = if which & (which - 1) == 0 {
-            opponent.0[which.trailing_zeros() as usize]
-        } else {
-            points(which).map(|s| opponent.0[s as usize]).min().unwrap_or(opponent.0[0])
-        };
-        self.base + compact_rank(o, self.free)
+        self.base + compact_rank(opponent.smallest_of(self.which), self.free)
     }
 }

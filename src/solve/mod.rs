@@ -242,6 +242,19 @@ pub fn extended_placement_order(v: &Variant, max_stones: u32) -> Vec<Sector> {
     sectors
 }
 
+/// Hints the CPU to fetch the cache line of `value`.
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: a prefetch is only a hint; any address is allowed.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(
+            value as *const T as *const i8,
+            std::arch::x86_64::_MM_HINT_T0,
+        );
+    }
+}
+
 /// The mills that hold no stone of one opponent set.
 pub(crate) struct OpenMills {
     mills: [Bits; MAX_MILLS],

@@ -11,7 +11,7 @@
 //! generator that the forward check (`verify`) uses.
 
 use super::supersets::{key, unkey, AfterMill, Layers};
-use super::{OpenMills, Progress, SolveError};
+use super::{prefetch, OpenMills, Progress, SolveError};
 use crate::index::{
     compact_rank, deposit_bits, for_each_subset, Indexer, MoverFrame, Sector, SectorIndex, BINOMIAL,
 };
@@ -194,8 +194,8 @@ impl Walk<'_> {
         let mut settle = |pending: &mut Pending| {
             for k in 0..pending.len {
                 let mover = pending.movers[k];
-                let slot = match (images, opponent_images.as_ref()) {
-                    (Some(_), Some(o)) => self.own.rank_mover(mover, o),
+                let slot = match opponent_images.as_ref() {
+                    Some(o) => self.own.rank_mover(mover, o),
                     _ => self.own.rank(mover, opponent),
                 };
                 prefetch(&out[slot as usize]);
@@ -277,8 +277,8 @@ impl Walk<'_> {
                     self.best_placement(mover, opponent, frames, &mut memo, &mut scratch);
                 assert_eq!(value, by_placement, "{mover:#x} against {opponent:#x}");
             }
-            let slot = match (images, opponent_images.as_ref()) {
-                (Some(_), Some(o)) => self.own.rank_mover(mover, o),
+            let slot = match opponent_images.as_ref() {
+                Some(o) => self.own.rank_mover(mover, o),
                 _ => self.own.rank(mover, opponent),
             };
             prefetch(&out[slot as usize]);
@@ -529,19 +529,6 @@ fn closing_points(mills: &[Bits], mover: Bits, empty: Bits) -> Bits {
         let one_left = ((rest.count_ones() == 1) as Bits).wrapping_neg();
         closing | (rest & empty & one_left)
     })
-}
-
-/// Hints the CPU to fetch the cache line of `value`.
-#[inline(always)]
-fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // Safety: a prefetch is only a hint; any address is allowed.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(
-            value as *const T as *const i8,
-            std::arch::x86_64::_MM_HINT_T0,
-        );
-    }
 }
 
 /// The cells as atomics, so that the walk's tasks write their scattered

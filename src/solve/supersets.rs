@@ -14,7 +14,7 @@
 //! successor, read its cell, order it) becomes a minimum of two numbers
 //! in a loop the compiler vectorises.
 
-use super::OpenMills;
+use super::{prefetch, OpenMills};
 use crate::index::{deposit_bits, extract_bits, for_each_subset, MoverFrame, BINOMIAL};
 use crate::variant::Bits;
 
@@ -47,6 +47,21 @@ const CAPTURES_AHEAD: usize = 8;
 /// The most stones a side can have on the board: the capture successors
 /// of one set placed into.
 const MAX_CAPTURES: usize = 12;
+
+/// The capture successors of one set placed into (by its `rank`), their
+/// cells fetched and not yet read.
+#[derive(Clone, Copy)]
+struct Fetched {
+    rank: u32,
+    len: usize,
+    slots: [u64; MAX_CAPTURES],
+}
+
+impl Fetched {
+    fn slots(&self) -> &[u64] {
+        &self.slots[..self.len]
+    }
+}
 
 impl Layers {
     /// Fills the upper layer: every set of `stones` stones among the
@@ -94,28 +109,19 @@ impl Layers {
         let Some(open) = open else {
             return 0;
         };
-        let (frames, capture_cells) = match after_mill {
-            AfterMill::EndsTheGame => {
-                for_each_subset(n, stones, |rank, compact| {
-                    let mills = open.within(deposit_bits(compact, free));
-                    if mills != 0 {
-                        self.mills[rank as usize] = extract_bits(mills, free);
-                        self.closing[rank as usize] = ENDS_THE_GAME;
-                    }
-                });
-                return 0;
-            }
-            AfterMill::Captures { frames, cells } => (frames, cells),
+        let captures = match after_mill {
+            AfterMill::EndsTheGame => None,
+            AfterMill::Captures { frames, cells } => Some((frames, cells)),
         };
-        // The capture successors' slots of the last sets placed into, by
-        // set: ranked and fetched, then read `CAPTURES_AHEAD` sets later.
-        let mut ring = [(0u32, 0usize, [0u64; MAX_CAPTURES]); CAPTURES_AHEAD];
+        // The capture successors' slots of the last sets placed into:
+        // ranked and fetched, then read `CAPTURES_AHEAD` sets later.
+        let mut ring = [Fetched { rank: 0, len: 0, slots: [0; MAX_CAPTURES] }; CAPTURES_AHEAD];
         let mut found = 0;
         let mut read = 0;
-        let mut take = |(rank, len, slots): &(u32, usize, [u64; MAX_CAPTURES])| {
-            let best = slots[..*len].iter().map(|&s| key(capture_cells[s as usize])).min();
-            self.closing[*rank as usize] = best.unwrap_or(u32::MAX);
-            read += *len as u64;
+        let mut take = |closing: &mut [u32], fetched: &Fetched, cells: &[u16]| {
+            let best = fetched.slots().iter().map(|&s| key(cells[s as usize])).min();
+            closing[fetched.rank as usize] = best.unwrap_or(u32::MAX);
+            read += fetched.len as u64;
         };
         for_each_subset(n, stones, |rank, compact| {
             let after = deposit_bits(compact, free);
@@ -124,22 +130,27 @@ impl Layers {
                 return;
             }
             self.mills[rank as usize] = extract_bits(mills, free);
+            let Some((frames, cells)) = &captures else {
+                self.closing[rank as usize] = ENDS_THE_GAME;
+                return;
+            };
             let entry = &mut ring[found % CAPTURES_AHEAD];
             if found >= CAPTURES_AHEAD {
-                take(entry);
+                take(&mut self.closing, entry, cells);
             }
             found += 1;
-            entry.0 = rank as u32;
-            entry.1 = 0;
+            *entry = Fetched { rank: rank as u32, len: 0, slots: entry.slots };
             for f in frames.clone() {
                 let slot = f.rank(after);
-                prefetch(&capture_cells[slot as usize]);
-                entry.2[entry.1] = slot;
-                entry.1 += 1;
+                prefetch(&cells[slot as usize]);
+                entry.slots[entry.len] = slot;
+                entry.len += 1;
             }
         });
-        for entry in &ring[..found.min(CAPTURES_AHEAD)] {
-            take(entry);
+        if let Some((_, cells)) = captures {
+            for entry in &ring[..found.min(CAPTURES_AHEAD)] {
+                take(&mut self.closing, entry, cells);
+            }
         }
         read
     }
@@ -156,19 +167,6 @@ impl Layers {
     /// Per state (by colex rank), the key of its best placement.
     pub(crate) fn best(&self) -> &[u32] {
         &self.best
-    }
-}
-
-/// Hints the CPU to fetch the cache line of `cell`.
-#[inline(always)]
-fn prefetch(cell: &u16) {
-    #[cfg(target_arch = "x86_64")]
-    // Safety: a prefetch is only a hint; any address is allowed.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(
-            cell as *const u16 as *const i8,
-            std::arch::x86_64::_MM_HINT_T0,
-        );
     }
 }
 
