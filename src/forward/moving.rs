@@ -156,7 +156,7 @@ impl<'a> MovingCheck<'a> {
             (own, tier, self.keyed),
             |o| self.frames(o),
             || self.gathered(),
-            |m, f, g| self.gather(m, f, g),
+            |m, _, f, g| self.gather(m, f, g),
         )
     }
 
@@ -170,7 +170,7 @@ impl<'a> MovingCheck<'a> {
             (&Fill(atomic_cells(out)), tier),
             |o| self.frames(o),
             || self.gathered(),
-            |m, f, g| self.gather(m, f, g),
+            |m, _, f, g| self.gather(m, f, g),
         )
         .1
     }

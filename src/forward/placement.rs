@@ -1,14 +1,13 @@
 //! [`PlacementCheck`]: the forward check of a placement sector without
 //! Lasker's rule (the mover only places), walked by the opponent's
-//! stones, with the best capture after each mill-closing placement
-//! remembered per opponent set.
+//! stones; over keyed cells, each set of stones placed into is looked up
+//! once per opponent set and its key handed to the states it comes from.
 
 use super::keys::*;
 use super::walk::*;
 use super::*;
-use crate::index::{compact_rank, BINOMIAL};
+use crate::index::{compact_rank, deposit_bits, for_each_subset, BINOMIAL};
 use crate::variant::points;
-use std::cell::Cell as Slot;
 
 /// The forward check of one placement sector on bitboards, given the
 /// cells of the sectors its placements lead to. Its placements are
@@ -89,7 +88,7 @@ impl<'a> PlacementCheck<'a> {
             (own, tier, self.keyed),
             |o| self.walk_frames(o),
             || self.gathered(),
-            |m, f, g| self.gather(m, f, g),
+            |m, rank, f, g| self.gather(m, Some(rank), f, g),
         )
     }
 
@@ -103,7 +102,7 @@ impl<'a> PlacementCheck<'a> {
             (&Fill(atomic_cells(out)), tier),
             |o| self.walk_frames(o),
             || self.gathered(),
-            |m, f, g| self.gather(m, f, g),
+            |m, rank, f, g| self.gather(m, Some(rank), f, g),
         )
         .1
     }
@@ -111,22 +110,21 @@ impl<'a> PlacementCheck<'a> {
     /// The cell the successors of the state (`mover`, `opponent`) give it.
     pub fn expected(&self, mover: Bits, opponent: Bits) -> u32 {
         let mut g = self.gathered();
-        let frames = PlacementFrames { frames: self.frames(opponent), memo: None };
-        self.gather(mover, &frames, &mut g);
+        let frames = PlacementFrames { frames: self.frames(opponent), placed_into: None };
+        self.gather(mover, None, &frames, &mut g);
         g.resolve()
     }
 
-    pub(super) fn gathered(&self) -> PlacementGathered<'a> {
+    pub(super) fn gathered(&self) -> Gathered<'a> {
         let captures = self.captures.as_ref().map_or(&[][..], |(_, cells)| cells);
-        let successors = Gathered {
+        Gathered {
             best: Best::new(self.keyed),
             quiet: Batch::new(self.quiet.1),
             captures: Batch::new(captures),
             placed: Batch::new(&[]),
             placed_captures: Batch::new(&[]),
             known: None,
-        };
-        PlacementGathered { successors, by_placement: CaptureGroups::new(captures) }
+        }
     }
 
     /// What the successors of every state with the opponent's stones
@@ -140,204 +138,178 @@ impl<'a> PlacementCheck<'a> {
         )
     }
 
-    /// The frames of a walk by the opponent's stones `opponent`, with the
-    /// memo of the best capture after each placement over keyed cells,
-    /// where a capture leaves the opponent a game to play.
+    /// The frames of a walk by the opponent's stones `opponent`, and over
+    /// keyed cells the best successor of every state around it, folded
+    /// from the sets of stones placed into ([`PlacedInto`]).
     pub(super) fn walk_frames(&self, opponent: Bits) -> PlacementFrames<'_> {
         let frames = self.frames(opponent);
-        let memo = (self.keyed && self.captures.is_some() && frames.can_capture).then(|| {
-            CaptureMemo::new(self.v.board().all() & !opponent, self.sector.mover as u32 + 1)
-        });
-        PlacementFrames { frames, memo }
+        let placed_into = self.keyed.then(|| self.placed_into(&frames));
+        PlacementFrames { frames, placed_into }
     }
 
     /// Ranks the successors of the state (`mover`, `frames.opponent`) into
-    /// `g` and asks for their cells. A stone in hand always has an empty
-    /// point to go to, so there is at least one.
+    /// `g` and asks for their cells; or, where the walk folded them, takes
+    /// its best from there, by `rank` (the colex rank of `mover` among the
+    /// points free of the opponent's stones) where the walk knows it. A
+    /// stone in hand always has an empty point to go to, so there is at
+    /// least one.
     #[inline]
-    pub(super) fn gather(&self, mover: Bits, walk: &PlacementFrames, pg: &mut PlacementGathered) {
-        if let Some(memo) = &walk.memo {
-            pg.by_placement.remember(memo);
+    pub(super) fn gather(
+        &self,
+        mover: Bits,
+        rank: Option<u64>,
+        walk: &PlacementFrames,
+        g: &mut Gathered,
+    ) {
+        g.clear();
+        if let Some(placed_into) = &walk.placed_into {
+            let rank = rank.unwrap_or_else(|| compact_rank(mover, placed_into.free));
+            debug_assert_eq!(rank, compact_rank(mover, placed_into.free));
+            match placed_into.best[rank as usize] {
+                WINS_AT_ONCE => g.known = Some(win_in_one()),
+                key => g.best.key = key,
+            }
+            return;
         }
-        pg.successors.clear();
         let (frames, board) = (&walk.frames, self.v.board());
         let empty = board.all() & !(mover | frames.opponent);
         for to in points(empty) {
             let own = mover | 1 << to;
             if !frames.can_capture || !board.closes_mill(own, to) {
-                let g = &mut pg.successors;
                 g.quiet.add(quiet_slot(&frames.quiet, own), &mut g.best);
                 continue;
             }
             if self.captures.is_none() {
                 // The opponent is left with two stones: a win in 1.
-                pg.successors.known = Some(Cell::from(Value::Win(1)).0 as u32);
+                g.known = Some(win_in_one());
                 return;
             }
-            walk.gather_captures(own, pg);
+            for frame in &frames.captures {
+                g.captures.add(frame.rank(own), &mut g.best);
+            }
         }
     }
+
+    /// The best successor key of every state around the opponent set of
+    /// `frames`, worked out from the other end: the successors of those
+    /// states are the sets of one stone more among the same free points,
+    /// so each such set `U` is looked up once (its quiet successor, or its
+    /// best capture where a stone of `U` stands in a mill), and its key
+    /// goes to every state `U` less one stone. Over a plain frame the
+    /// quiet successors are one block of their table, read in order;
+    /// where every state looked up its own, a dozen placements a state
+    /// were each ranked and read.
+    fn placed_into(&self, frames: &OpponentFrames) -> PlacedInto {
+        let board = self.v.board();
+        let free = board.all() & !frames.opponent;
+        let (n, m) = (free.count_ones(), self.sector.mover as u32);
+        let mut best = vec![0; BINOMIAL.get(n, m) as usize];
+        let base = frames.quiet.plain_base();
+        let quiet_cells = self.quiet.1;
+        for_each_subset(n, m + 1, |rank, compact| {
+            let placed = deposit_bits(compact, free);
+            // The stones that, placed last, close a mill (none counts
+            // while the opponent has no stone to lose).
+            let closing = if frames.can_capture { board.in_mills(placed) } else { 0 };
+            let quiet = if closing == placed {
+                0
+            } else {
+                let slot = base.map_or_else(|| frames.quiet.rank(placed), |base| base + rank);
+                u32::from(quiet_cells[slot as usize])
+            };
+            let capture = match (&self.captures, closing) {
+                (_, 0) => 0,
+                (None, _) => WINS_AT_ONCE,
+                (Some((_, cells)), _) => frames
+                    .captures
+                    .iter()
+                    .map(|frame| u32::from(cells[frame.rank(placed) as usize]))
+                    .max()
+                    .unwrap_or(0),
+            };
+            // The stones of `placed` in the order of the points of `compact`.
+            let mut stones = points(placed);
+            for_each_less_one(compact, |_, less_one| {
+                let stone = stones.next().expect("a stone for each point");
+                let key = if closing & 1 << stone != 0 { capture } else { quiet };
+                let b = &mut best[less_one as usize];
+                *b = (*b).max(key);
+            });
+        });
+        PlacedInto { free, best }
+    }
+}
+
+/// The cell of a state won at once: a placement closes a mill, and the
+/// capture leaves the opponent two stones.
+fn win_in_one() -> u32 {
+    u32::from(Cell::from(Value::Win(1)).0)
+}
+
+/// In a [`PlacedInto`], a state that wins at once; above every key.
+const WINS_AT_ONCE: u32 = u32::MAX;
+
+/// The best successor of every state around one opponent set, over keyed
+/// cells ([`PlacementCheck::placed_into`]).
+pub(super) struct PlacedInto {
+    /// The points free of the opponent's stones.
+    free: Bits,
+    /// By the colex rank of the mover's stones among `free`: the largest
+    /// key among the state's successors, or [`WINS_AT_ONCE`].
+    best: Vec<u32>,
 }
 
 /// The frames of a placement check's walk by the opponent's stones, and
-/// over keyed cells the memo of the best capture after each placement
-/// that closes a mill.
+/// over keyed cells the best successor of every state of the walk.
 pub(super) struct PlacementFrames<'a> {
     pub(super) frames: OpponentFrames<'a>,
-    pub(super) memo: Option<CaptureMemo>,
+    pub(super) placed_into: Option<PlacedInto>,
 }
 
-/// The best capture (the largest key) after a placement that closes a
-/// mill, by the mover's stones after it. It depends on those stones and
-/// the opponent's alone, and in a walk by the opponent's stones several
-/// states place into the same stones: one for each stone of the mill
-/// placed last. So the capture successors of those states (one per
-/// stone that may be taken) are ranked and read once for all of them
-/// instead of once each.
-pub(super) struct CaptureMemo {
-    /// The points free of the opponent's stones, among which the stones
-    /// after a placement are ranked.
-    pub(super) free: Bits,
-    /// By that rank: 0 while unknown, else the best key plus one.
-    pub(super) best: Vec<Slot<u32>>,
-}
-
-impl CaptureMemo {
-    /// An empty memo for `stones` stones among the points `free`.
-    pub(super) fn new(free: Bits, stones: u32) -> CaptureMemo {
-        let size = BINOMIAL.get(free.count_ones(), stones) as usize;
-        CaptureMemo { free, best: (0..size).map(|_| Slot::new(0)).collect() }
+/// Calls `f(i, rank)` for each point of `compact` (the `i`-th lowest),
+/// with the colex rank of `compact` less that point. With the points at
+/// `e_0 < e_1 < ...`, the rank of the set is the sum of `C(e_j, j + 1)`;
+/// taking out the `i`-th, the points below keep their terms and those
+/// above move down one index, to `C(e_j, j)`.
+#[inline(always)]
+fn for_each_less_one(compact: Bits, mut f: impl FnMut(usize, u64)) {
+    let mut places = [0u32; 32];
+    let mut size = 0;
+    for p in points(compact) {
+        places[size] = p as u32;
+        size += 1;
     }
-}
-
-impl PlacementFrames<'_> {
-    /// Asks for the captures after a placement into the stones `own`
-    /// that closes a mill: their best from the memo where it is known, else
-    /// one successor per stone that may be taken, grouped for the memo
-    /// where there is room.
-    #[inline(always)]
-    pub(super) fn gather_captures(&self, own: Bits, pg: &mut PlacementGathered) {
-        let g = &mut pg.successors;
-        if let Some(memo) = &self.memo {
-            let at = compact_rank(own, memo.free) as usize;
-            match memo.best[at].get() {
-                0 if pg.by_placement.add(at as u32, &self.frames.captures, own) => return,
-                0 => {}
-                known => {
-                    g.best.key = g.best.key.max(known - 1);
-                    return;
-                }
-            }
-        }
-        for frame in &self.frames.captures {
-            g.captures.add(frame.rank(own), &mut g.best);
+    let (mut below, mut above) = (0, 0);
+    for (j, &e) in places[..size].iter().enumerate().skip(1) {
+        above += BINOMIAL.get(e, j as u32);
+    }
+    for i in 0..size {
+        f(i, below + above);
+        below += BINOMIAL.get(places[i], i as u32 + 1);
+        if i + 1 < size {
+            above -= BINOMIAL.get(places[i + 1], i as u32 + 1);
         }
     }
 }
 
-/// The capture successors of a state's placements that close a mill and
-/// are not in the [`CaptureMemo`] yet, grouped by placement: read with
-/// the state's other successors, and each group's best noted in the memo
-/// when the walk's next state comes to this [`PlacementGathered`].
-pub(super) struct CaptureGroups<'c> {
-    pub(super) cells: &'c [u16],
-    pub(super) slots: [u64; BATCH],
-    pub(super) len: usize,
-    /// Each group's rank in the memo and the end of its slots.
-    pub(super) groups: [(u32, u8); GROUPS],
-    pub(super) count: usize,
-    /// Each group's best key, once read.
-    pub(super) best: [u32; GROUPS],
-    pub(super) read: bool,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::colex_rank;
 
-/// Placements of one state that close a mill, grouped at most.
-pub(super) const GROUPS: usize = 16;
-
-impl<'c> CaptureGroups<'c> {
-    pub(super) fn new(cells: &'c [u16]) -> CaptureGroups<'c> {
-        CaptureGroups {
-            cells,
-            slots: [0; BATCH],
-            len: 0,
-            groups: [(0, 0); GROUPS],
-            count: 0,
-            best: [0; GROUPS],
-            read: false,
+    #[test]
+    fn a_set_less_one_point_is_ranked_as_on_its_own() {
+        for size in 1..=9 {
+            for_each_subset(14, size, |_, set| {
+                let mut seen = 0;
+                for_each_less_one(set, |i, rank| {
+                    let point = points(set).nth(i).expect("a point of the set");
+                    let less = set & !(1 << point);
+                    assert_eq!(rank, colex_rank(less), "{set:b} less its point {i}");
+                    seen += 1;
+                });
+                assert_eq!(seen, size as usize);
+            });
         }
-    }
-
-    /// Ranks the captures of the placement into the stones `own` (the
-    /// memo's rank `at`) from `frames`, one per stone that may be taken,
-    /// and asks for their cells; false, with nothing added, when there is
-    /// no room left.
-    #[inline(always)]
-    pub(super) fn add(&mut self, at: u32, frames: &[MoverFrame], own: Bits) -> bool {
-        let end = self.len + frames.len();
-        if end > BATCH || self.count == GROUPS || frames.is_empty() {
-            return false;
-        }
-        for frame in frames {
-            let slot = frame.rank(own);
-            prefetch(&self.cells[slot as usize]);
-            self.slots[self.len] = slot;
-            self.len += 1;
-        }
-        self.groups[self.count] = (at, end as u8);
-        self.count += 1;
-        true
-    }
-
-    /// Reads every group's cells (keys) into `best`, and each group's
-    /// best for the memo.
-    #[inline]
-    pub(super) fn read(&mut self, best: &mut Best) {
-        let mut start = 0;
-        for (group, &(_, end)) in self.groups[..self.count].iter().enumerate() {
-            let slots = &self.slots[start..end as usize];
-            let key = slots.iter().map(|&s| u32::from(self.cells[s as usize])).max().unwrap_or(0);
-            self.best[group] = key;
-            best.key = best.key.max(key);
-            start = end as usize;
-        }
-        self.read = true;
-    }
-
-    /// Notes the groups read in `memo`, and empties the groups.
-    #[inline]
-    pub(super) fn remember(&mut self, memo: &CaptureMemo) {
-        if self.read {
-            for (&(at, _), &key) in self.groups[..self.count].iter().zip(&self.best) {
-                memo.best[at as usize].set(key + 1);
-            }
-        }
-        self.clear();
-    }
-
-    pub(super) fn clear(&mut self) {
-        self.len = 0;
-        self.count = 0;
-        self.read = false;
-    }
-}
-
-/// A placement state's successors: those of [`Gathered`], and the
-/// captures grouped by placement for the [`CaptureMemo`] (keyed cells
-/// only).
-pub(super) struct PlacementGathered<'c> {
-    pub(super) successors: Gathered<'c>,
-    pub(super) by_placement: CaptureGroups<'c>,
-}
-
-impl Resolve for PlacementGathered<'_> {
-    #[inline]
-    fn resolve(&mut self) -> u32 {
-        let g = &mut self.successors;
-        if let Some(cell) = g.known {
-            return cell;
-        }
-        g.read();
-        self.by_placement.read(&mut g.best);
-        g.best.cell()
     }
 }

@@ -32,7 +32,7 @@ pub(super) fn check_by_opponent<F, G: Resolve>(
     (own, tier, keyed): (&[u16], Tier, bool),
     frames: impl Fn(Bits) -> F + Sync,
     gathered: impl Fn() -> G + Sync,
-    gather: impl Fn(Bits, &F, &mut G) + Sync,
+    gather: impl Fn(Bits, u64, &F, &mut G) + Sync,
 ) -> (SectorCheck, Counts) {
     walk_by_opponent(v, ix, sector, (&Compare(own, keyed), tier), frames, gathered, gather)
 }
@@ -102,7 +102,7 @@ pub(super) fn walk_by_opponent<F, G: Resolve>(
     (own, tier): (&impl Sink, Tier),
     frames: impl Fn(Bits) -> F + Sync,
     gathered: impl Fn() -> G + Sync,
-    gather: impl Fn(Bits, &F, &mut G) + Sync,
+    gather: impl Fn(Bits, u64, &F, &mut G) + Sync,
 ) -> (SectorCheck, Counts) {
     let index = ix.sector(sector);
     assert_eq!(own.len() as u64, index.slots(), "cells of {sector}");
@@ -135,7 +135,7 @@ pub(super) fn walk_by_opponent<F, G: Resolve>(
                 }
                 for k in 0..=pending.len {
                     if k < pending.len {
-                        gather(pending.movers[k], &frames, &mut g[k % 2]);
+                        gather(pending.movers[k], pending.ranks[k], &frames, &mut g[k % 2]);
                     }
                     if k > 0 {
                         let cell = g[(k - 1) % 2].resolve();
@@ -149,7 +149,7 @@ pub(super) fn walk_by_opponent<F, G: Resolve>(
                 }
                 pending.len = 0;
             };
-            for_each_subset(free.count_ones(), sector.mover as u32, |_, compact| {
+            for_each_subset(free.count_ones(), sector.mover as u32, |rank, compact| {
                 let mover = deposit_bits(compact, free);
                 if stabiliser != 1
                     && points(stabiliser & !1)
@@ -158,6 +158,7 @@ pub(super) fn walk_by_opponent<F, G: Resolve>(
                     return;
                 }
                 pending.movers[pending.len] = mover;
+                pending.ranks[pending.len] = rank;
                 pending.len += 1;
                 if pending.len == AHEAD {
                     check_pending(&mut pending);
@@ -174,10 +175,13 @@ pub(super) fn walk_by_opponent<F, G: Resolve>(
 /// cache when its turn comes.
 pub(super) const AHEAD: usize = 32;
 
-/// The mover sets of states waiting for their check, and their own slots.
+/// The mover sets of states waiting for their check (each also by its
+/// colex rank among the points free of the opponent's stones), and their
+/// own slots.
 #[derive(Default)]
 pub(super) struct Pending {
     pub(super) movers: [Bits; AHEAD],
+    pub(super) ranks: [u64; AHEAD],
     pub(super) slots: [u64; AHEAD],
     pub(super) len: usize,
 }

@@ -405,10 +405,10 @@ struct Frames<'f> {
 /// those stones and the opponent's alone, and up to three states place
 /// into the same stones, one for each stone of the mill placed last: the
 /// first ranks and reads a capture successor per stone that may be taken,
-/// the others find the best of them here. (The forward check has the same
-/// memo, `forward::placement::CaptureMemo`. The solver's own walk,
-/// `around_by_supersets`, works out each set placed into once anyway:
-/// this serves its reference, `best_placement`.)
+/// the others find the best of them here. (The solver's own walk,
+/// `around_by_supersets`, works out each set placed into once anyway, as
+/// does the forward check over keyed cells, `PlacedInto`: this serves
+/// the walk's reference, `best_placement`.)
 #[cfg_attr(not(debug_assertions), allow(dead_code))]
 struct CaptureMemo<'m> {
     /// The points free of the opponent's stones, among which the stones
