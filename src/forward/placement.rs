@@ -206,36 +206,54 @@ impl<'a> PlacementCheck<'a> {
         let mut best = vec![0; BINOMIAL.get(n, m) as usize];
         let base = frames.quiet.plain_base();
         let quiet_cells = self.quiet.1;
+        // Only the mills free of the opponent's stones can be whole in a
+        // set placed into; none counts while the opponent has no stone to
+        // lose.
+        let open: Vec<Bits> = match frames.can_capture {
+            true => board.mills().iter().copied().filter(|&m| m & frames.opponent == 0).collect(),
+            false => Vec::new(),
+        };
+        // The sets whose captures are fetched, read `CAPTURES_AHEAD` such
+        // sets later: their cells lie in a block of the capture table for
+        // each stone that may be taken, fewer of them in cache.
+        let mut ahead = [Waiting::default(); CAPTURES_AHEAD];
+        let mut waiting = 0;
         for_each_subset(n, m + 1, |rank, compact| {
             let placed = deposit_bits(compact, free);
-            // The stones that, placed last, close a mill (none counts
-            // while the opponent has no stone to lose).
-            let closing = if frames.can_capture { board.in_mills(placed) } else { 0 };
+            // The stones that, placed last, close a mill.
+            let closing = open.iter().filter(|&&m| placed & m == m).fold(0, |all, &m| all | m);
             let quiet = if closing == placed {
                 0
             } else {
                 let slot = base.map_or_else(|| frames.quiet.rank(placed), |base| base + rank);
                 u32::from(quiet_cells[slot as usize])
             };
-            let capture = match (&self.captures, closing) {
-                (_, 0) => 0,
-                (None, _) => WINS_AT_ONCE,
-                (Some((_, cells)), _) => frames
-                    .captures
-                    .iter()
-                    .map(|frame| u32::from(cells[frame.rank(placed) as usize]))
-                    .max()
-                    .unwrap_or(0),
-            };
-            // The stones of `placed` in the order of the points of `compact`.
-            let mut stones = points(placed);
-            for_each_less_one(compact, |_, less_one| {
-                let stone = stones.next().expect("a stone for each point");
-                let key = if closing & 1 << stone != 0 { capture } else { quiet };
-                let b = &mut best[less_one as usize];
-                *b = (*b).max(key);
-            });
+            let set = Placed { compact, placed, closing, quiet };
+            match (&self.captures, closing) {
+                (_, 0) => set.hand_down(&mut best, 0),
+                (None, _) => set.hand_down(&mut best, WINS_AT_ONCE),
+                (Some((_, cells)), _) => {
+                    let slot = &mut ahead[waiting % CAPTURES_AHEAD];
+                    if waiting >= CAPTURES_AHEAD {
+                        slot.set.hand_down(&mut best, slot.best_capture(cells));
+                    }
+                    waiting += 1;
+                    slot.set = set;
+                    slot.len = 0;
+                    for frame in &frames.captures {
+                        let capture = frame.rank(placed);
+                        prefetch(&cells[capture as usize]);
+                        slot.captures[slot.len] = capture;
+                        slot.len += 1;
+                    }
+                }
+            }
         });
+        if let Some((_, cells)) = &self.captures {
+            for slot in &ahead[..waiting.min(CAPTURES_AHEAD)] {
+                slot.set.hand_down(&mut best, slot.best_capture(cells));
+            }
+        }
         PlacedInto { free, best }
     }
 }
@@ -244,6 +262,59 @@ impl<'a> PlacementCheck<'a> {
 /// capture leaves the opponent two stones.
 fn win_in_one() -> u32 {
     u32::from(Cell::from(Value::Win(1)).0)
+}
+
+/// A set of stones placed into, around one opponent set.
+#[derive(Clone, Copy, Default)]
+struct Placed {
+    /// The set among the points free of the opponent's stones, and on
+    /// the board.
+    compact: Bits,
+    placed: Bits,
+    /// Its stones that, placed last, close a mill.
+    closing: Bits,
+    /// The key of its quiet successor (where a stone closes no mill).
+    quiet: u32,
+}
+
+impl Placed {
+    /// Hands the key of each successor that the set is to the state it
+    /// comes from, the set less the stone placed last: `capture` where
+    /// that stone closes a mill, else the quiet successor's.
+    #[inline(always)]
+    fn hand_down(&self, best: &mut [u32], capture: u32) {
+        // The stones on the board in the order of the points of `compact`.
+        let mut stones = points(self.placed);
+        for_each_less_one(self.compact, |_, less_one| {
+            let stone = stones.next().expect("a stone for each point");
+            let key = if self.closing & 1 << stone != 0 { capture } else { self.quiet };
+            let b = &mut best[less_one as usize];
+            *b = (*b).max(key);
+        });
+    }
+}
+
+/// Sets placed into whose captures are fetched ahead of their reads.
+const CAPTURES_AHEAD: usize = 8;
+
+/// A set placed into whose captures' cells are fetched, waiting to be
+/// read.
+#[derive(Clone, Copy, Default)]
+struct Waiting {
+    set: Placed,
+    captures: [u64; MAX_CAPTURES],
+    len: usize,
+}
+
+/// The most stones a capture may take from: every opponent stone.
+const MAX_CAPTURES: usize = 12;
+
+impl Waiting {
+    /// The largest key among the set's captures.
+    fn best_capture(&self, cells: &[u16]) -> u32 {
+        let slots = &self.captures[..self.len];
+        slots.iter().map(|&slot| u32::from(cells[slot as usize])).max().unwrap_or(0)
+    }
 }
 
 /// In a [`PlacedInto`], a state that wins at once; above every key.
