@@ -17,7 +17,7 @@ use morris::solve::{
 use morris::stats::Counts;
 use morris::table::write_table;
 use morris::verify::{
-    check_sector_generic, successor_sectors, value_from_successors, MovingCheck, Verifier,
+    cell_key, check_sector_generic, successor_sectors, value_from_successors, MovingCheck, Verifier,
 };
 use morris::{Cell, FlyCount, Flying, Sector, State, Value, Variant};
 use std::collections::HashMap;
@@ -161,9 +161,15 @@ fn fast_check_agrees_with_the_plain_rule(v: &Variant, max_stones: u32) -> u64 {
         let table = cells.get(&sector).unwrap_or_else(|| panic!("no cells for {sector}"));
         Value::from(Cell(table[ix.sector(sector).rank(s.mover, s.opponent) as usize]))
     };
+    // The same cells keyed, for the check as `verify` runs it (each
+    // state's best placement folded from the sets placed into).
+    let keyed = |c: &[u16]| c.iter().map(|&c| cell_key(c)).collect::<Vec<u16>>();
+    let keyed_cells: HashMap<Sector, Vec<u16>> =
+        cells.iter().map(|(&s, c)| (s, keyed(c))).collect();
     let mut placement = 0;
     for &sector in &all {
         let check = MovingCheck::of(v, &ix, sector, |s| cells[&s].as_slice());
+        let check_keyed = MovingCheck::of(v, &ix, sector, |s| keyed_cells[&s].as_slice()).keyed();
         let index = ix.sector(sector);
         let mut own = vec![u16::MAX; index.slots() as usize];
         let mut canonical = 0;
@@ -177,11 +183,14 @@ fn fast_check_agrees_with_the_plain_rule(v: &Variant, max_stones: u32) -> u64 {
         let (found, counts) = check.check_all(&own);
         assert_eq!((found.states, found.mismatches), (canonical, 0), "{} {sector}", v.name());
         assert_eq!(counts.states, canonical, "{} {sector}", v.name());
+        let keyed_found = check_keyed.check_all(&keyed(&own));
+        assert_eq!(keyed_found, (found, counts), "{} {sector}: keyed", v.name());
         let slot = own.iter().rposition(|&c| c != u16::MAX).unwrap();
         own[slot] = if own[slot] == 0 { 2 } else { 0 };
         let (found, _) = check.check_all(&own);
         assert_eq!(found.mismatches, 1, "{} {sector}", v.name());
         assert_eq!(found.examples[0].0, slot as u64, "{} {sector}", v.name());
+        assert_eq!(check_keyed.check_all(&keyed(&own)).0, found, "{} {sector}: keyed", v.name());
         if !sector.is_moving() {
             placement += canonical;
         }

@@ -143,7 +143,10 @@ impl<'a> PlacementCheck<'a> {
     /// from the sets of stones placed into ([`PlacedInto`]).
     pub(super) fn walk_frames(&self, opponent: Bits) -> PlacementFrames<'_> {
         let frames = self.frames(opponent);
-        let placed_into = self.keyed.then(|| self.placed_into(&frames));
+        let placed_into = self.keyed.then(|| {
+            let captures = self.captures.as_ref().map(|(_, cells)| *cells);
+            placed_into(self.v, self.sector.mover as u32, &frames, self.quiet.1, captures)
+        });
         PlacementFrames { frames, placed_into }
     }
 
@@ -163,11 +166,9 @@ impl<'a> PlacementCheck<'a> {
     ) {
         g.clear();
         if let Some(placed_into) = &walk.placed_into {
-            let rank = rank.unwrap_or_else(|| compact_rank(mover, placed_into.free));
-            debug_assert_eq!(rank, compact_rank(mover, placed_into.free));
-            match placed_into.best[rank as usize] {
-                WINS_AT_ONCE => g.known = Some(win_in_one()),
-                key => g.best.key = key,
+            match placed_into.best_of(mover, rank) {
+                Some(key) => g.best.key = key,
+                None => g.known = Some(win_in_one()),
             }
             return;
         }
@@ -189,73 +190,79 @@ impl<'a> PlacementCheck<'a> {
             }
         }
     }
+}
 
-    /// The best successor key of every state around the opponent set of
-    /// `frames`, worked out from the other end: the successors of those
-    /// states are the sets of one stone more among the same free points,
-    /// so each such set `U` is looked up once (its quiet successor, or its
-    /// best capture where a stone of `U` stands in a mill), and its key
-    /// goes to every state `U` less one stone. Over a plain frame the
-    /// quiet successors are one block of their table, read in order;
-    /// where every state looked up its own, a dozen placements a state
-    /// were each ranked and read.
-    fn placed_into(&self, frames: &OpponentFrames) -> PlacedInto {
-        let board = self.v.board();
-        let free = board.all() & !frames.opponent;
-        let (n, m) = (free.count_ones(), self.sector.mover as u32);
-        let mut best = vec![0; BINOMIAL.get(n, m) as usize];
-        let base = frames.quiet.plain_base();
-        let quiet_cells = self.quiet.1;
-        // Only the mills free of the opponent's stones can be whole in a
-        // set placed into; none counts while the opponent has no stone to
-        // lose.
-        let open: Vec<Bits> = match frames.can_capture {
-            true => board.mills().iter().copied().filter(|&m| m & frames.opponent == 0).collect(),
-            false => Vec::new(),
+/// The best placement (its successor's key) of every state with
+/// `mover_stones` stones on the board around the opponent set of
+/// `frames`, over the keyed cells of where placements lead, worked out
+/// from the other end: the successors of those states are the sets of
+/// one stone more among the same free points, so each such set `U` is
+/// looked up once (its quiet successor, or its best capture where a
+/// stone of `U` stands in a mill), and its key goes to every state `U`
+/// less one stone. Over a plain frame the quiet successors are one block
+/// of their table, read in order; where every state looked up its own,
+/// a dozen placements a state were each ranked and read.
+fn placed_into(
+    v: &Variant,
+    mover_stones: u32,
+    frames: &OpponentFrames,
+    quiet_cells: &[u16],
+    capture_cells: Option<&[u16]>,
+) -> PlacedInto {
+    let board = v.board();
+    let free = board.all() & !frames.opponent;
+    let (n, m) = (free.count_ones(), mover_stones);
+    let mut best = vec![0; BINOMIAL.get(n, m) as usize];
+    let base = frames.quiet.plain_base();
+    // Only the mills free of the opponent's stones can be whole in a
+    // set placed into; none counts while the opponent has no stone to
+    // lose.
+    let open: Vec<Bits> = match frames.can_capture {
+        true => board.mills().iter().copied().filter(|&m| m & frames.opponent == 0).collect(),
+        false => Vec::new(),
+    };
+    // The sets whose captures are fetched, read `CAPTURES_AHEAD` such
+    // sets later: their cells lie in a block of the capture table for
+    // each stone that may be taken, fewer of them in cache.
+    let mut ahead = [Waiting::default(); CAPTURES_AHEAD];
+    let mut waiting = 0;
+    for_each_subset(n, m + 1, |rank, compact| {
+        let placed = deposit_bits(compact, free);
+        // The stones that, placed last, close a mill.
+        let closing = open.iter().filter(|&&m| placed & m == m).fold(0, |all, &m| all | m);
+        let quiet = if closing == placed {
+            0
+        } else {
+            let slot = base.map_or_else(|| frames.quiet.rank(placed), |base| base + rank);
+            u32::from(quiet_cells[slot as usize])
         };
-        // The sets whose captures are fetched, read `CAPTURES_AHEAD` such
-        // sets later: their cells lie in a block of the capture table for
-        // each stone that may be taken, fewer of them in cache.
-        let mut ahead = [Waiting::default(); CAPTURES_AHEAD];
-        let mut waiting = 0;
-        for_each_subset(n, m + 1, |rank, compact| {
-            let placed = deposit_bits(compact, free);
-            // The stones that, placed last, close a mill.
-            let closing = open.iter().filter(|&&m| placed & m == m).fold(0, |all, &m| all | m);
-            let quiet = if closing == placed {
-                0
-            } else {
-                let slot = base.map_or_else(|| frames.quiet.rank(placed), |base| base + rank);
-                u32::from(quiet_cells[slot as usize])
-            };
-            let set = Placed { compact, placed, closing, quiet };
-            match (&self.captures, closing) {
-                (_, 0) => set.hand_down(&mut best, 0),
-                (None, _) => set.hand_down(&mut best, WINS_AT_ONCE),
-                (Some((_, cells)), _) => {
-                    let slot = &mut ahead[waiting % CAPTURES_AHEAD];
-                    if waiting >= CAPTURES_AHEAD {
-                        slot.set.hand_down(&mut best, slot.best_capture(cells));
-                    }
-                    waiting += 1;
-                    slot.set = set;
-                    slot.len = 0;
-                    for frame in &frames.captures {
-                        let capture = frame.rank(placed);
-                        prefetch(&cells[capture as usize]);
-                        slot.captures[slot.len] = capture;
-                        slot.len += 1;
-                    }
+        let set = Placed { compact, placed, closing, quiet };
+        match (capture_cells, closing) {
+            (_, 0) => set.hand_down(&mut best, 0),
+            (None, _) => set.hand_down(&mut best, WINS_AT_ONCE),
+            (Some(cells), _) => {
+                let slot = &mut ahead[waiting % CAPTURES_AHEAD];
+                if waiting >= CAPTURES_AHEAD {
+                    slot.set.hand_down(&mut best, slot.best_capture(cells));
+                }
+                waiting += 1;
+                slot.set = set;
+                slot.len = 0;
+                for frame in &frames.captures {
+                    let capture = frame.rank(placed);
+                    prefetch(&cells[capture as usize]);
+                    slot.captures[slot.len] = capture;
+                    slot.len += 1;
                 }
             }
-        });
-        if let Some((_, cells)) = &self.captures {
-            for slot in &ahead[..waiting.min(CAPTURES_AHEAD)] {
-                slot.set.hand_down(&mut best, slot.best_capture(cells));
-            }
         }
-        PlacedInto { free, best }
+    });
+    if let Some(cells) = capture_cells {
+        for slot in &ahead[..waiting.min(CAPTURES_AHEAD)] {
+            slot.set.hand_down(&mut best, slot.best_capture(cells));
+        }
     }
+    PlacedInto { free, best }
 }
 
 /// The cell of a state won at once: a placement closes a mill, and the
@@ -328,6 +335,19 @@ pub(super) struct PlacedInto {
     /// By the colex rank of the mover's stones among `free`: the largest
     /// key among the state's successors, or [`WINS_AT_ONCE`].
     best: Vec<u32>,
+}
+
+impl PlacedInto {
+    /// The best placement of the state whose mover holds `mover` (`rank`,
+    /// where the walk knows it, is their colex rank among the points free
+    /// of the opponent's): its successor's key, or `None` where the state
+    /// wins at once.
+    #[inline(always)]
+    fn best_of(&self, mover: Bits, rank: Option<u64>) -> Option<u32> {
+        let rank = rank.unwrap_or_else(|| compact_rank(mover, self.free));
+        debug_assert_eq!(rank, compact_rank(mover, self.free));
+        Some(self.best[rank as usize]).filter(|&key| key != WINS_AT_ONCE)
+    }
 }
 
 /// The frames of a placement check's walk by the opponent's stones, and
