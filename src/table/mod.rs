@@ -27,7 +27,7 @@
 //! almost all zero and compresses to nearly nothing while the low plane gets
 //! byte-sized symbols. Remapping values by frequency rank gained nothing
 //! (zstd's entropy coder does not care which byte values are common), so the
-//! format does not do it. 16 Ki cells per block at zstd level 5 stays well
+//! format does not do it. 16 Ki cells per block at zstd level 1 stays well
 //! under 3 bits/slot while one block decompresses in about 20 µs; 64 Ki cells
 //! would save only 0.07 bits/slot for a probe four times as slow.
 //!
