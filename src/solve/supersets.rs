@@ -15,7 +15,7 @@
 //! in a loop the compiler vectorises.
 
 use super::{prefetch, OpenMills};
-use crate::index::{deposit_bits, extract_bits, for_each_subset, MoverFrame, BINOMIAL};
+use crate::index::{deposit_bits, for_each_subset, MoverFrame, BINOMIAL};
 use crate::variant::Bits;
 
 /// A thread's arrays for the states around one opponent set, reused from
@@ -118,18 +118,19 @@ impl Layers {
         let mut ring = [Fetched { rank: 0, len: 0, slots: [0; MAX_CAPTURES] }; CAPTURES_AHEAD];
         let mut found = 0;
         let mut read = 0;
+        let open = open.compact(free);
         let mut take = |closing: &mut [u32], fetched: &Fetched, cells: &[u16]| {
             let best = fetched.slots().iter().map(|&s| key(cells[s as usize])).min();
             closing[fetched.rank as usize] = best.unwrap_or(u32::MAX);
             read += fetched.len as u64;
         };
         for_each_subset(n, stones, |rank, compact| {
-            let after = deposit_bits(compact, free);
-            let mills = open.within(after);
+            let mills = open.within(compact);
             if mills == 0 {
                 return;
             }
-            self.mills[rank as usize] = extract_bits(mills, free);
+            self.mills[rank as usize] = mills;
+            let after = deposit_bits(compact, free);
             let Some((frames, cells)) = &captures else {
                 self.closing[rank as usize] = ENDS_THE_GAME;
                 return;
