@@ -20,7 +20,7 @@ pub const BLOCK_CELLS: u32 = 16 * 1024;
 /// table it solves at this level, so its speed counts: on the cells'
 /// 32 KiB blocks of byte planes, level 1 compresses about 3 times as fast
 /// as level 5 and 7 times as fast as level 9, for 1-3 % fewer bytes than
-/// level 5 and 3-6 % more than level 9 (`examples/zstd_levels.rs`;
+/// level 5 and 1-6 % more than level 9 (`examples/zstd_levels.rs`;
 /// docs/benchmarks.md, "Writing the tables"), and `compact` rewrites a
 /// finished database at level 19 anyway.
 pub const ZSTD_LEVEL: i32 = 1;
