@@ -11,11 +11,13 @@ use memmap2::MmapMut;
 /// Plain integers: all-zero bytes are a valid value, and any alignment a
 /// page gives is enough.
 pub trait Plain: Copy + sealed::Sealed {}
+impl Plain for u8 {}
 impl Plain for u16 {}
 impl Plain for u64 {}
 
 mod sealed {
     pub trait Sealed {}
+    impl Sealed for u8 {}
     impl Sealed for u16 {}
     impl Sealed for u64 {}
 }

@@ -43,6 +43,14 @@ pub enum SolveError {
     /// A resume point that does not fit the pair.
     #[error("sector {0}: the resume point does not fit the pair")]
     BadResume(String),
+    /// Memory the solver's own working arrays could not get.
+    #[error("sector {sector}: no memory for the solver's working arrays: {reason}")]
+    OutOfMemory {
+        /// The sector.
+        sector: String,
+        /// What the system said.
+        reason: String,
+    },
 }
 
 /// Reports the progress of long work; the binary draws it, tests ignore it.

@@ -262,8 +262,8 @@ impl Pair<'_> {
             // worked out.
             let slot = side.index.rank_mover(mover, &opponent_images);
             prefetch(&side.cells[slot as usize]);
-            if let Some(placements) = &side.placements {
-                placements.memo.prefetch(slot);
+            if let Some(memo) = &side.exit_memo {
+                memo.prefetch(slot);
             }
             let ranks = &mut CaptureRanks::Frames(&frames);
             let (cell, deepest_exit) =
@@ -276,8 +276,8 @@ impl Pair<'_> {
                 cell == by_placement.0 && (!needs_deepest || deepest_exit == by_placement.1)
             }));
             side.cells[slot as usize].store(cell, Relaxed);
-            if let (Some(placements), true) = (&side.placements, cell & PENDING != 0) {
-                placements.memo.store(slot, deepest_exit);
+            if let (Some(memo), true) = (&side.exit_memo, cell & PENDING != 0) {
+                memo.store(slot, deepest_exit);
             }
             if cell != 0 && cell & PENDING == 0 {
                 side.note(slot, cell);
@@ -475,7 +475,11 @@ impl Pair<'_> {
             let mut exits = ExitValues::default();
             exits.read(&batch.captures.slots[start..state.end], cells);
             start = state.end;
-            self.store_init(side, state.slot, self.close_state(state.moves, &exits));
+            let cell = self.close_state(state.moves, &exits);
+            self.store_init(side, state.slot, cell);
+            if let (Some(memo), true) = (&side.exit_memo, cell & PENDING != 0) {
+                memo.store(state.slot, exits.deepest_loss);
+            }
         }
         batch.states.clear();
         batch.captures.slots.clear();

@@ -51,6 +51,7 @@ use crate::index::{
     deposit_bits, for_each_subset, Images, ImagesFrame, Indexer, MoverFrame, PointImages, Sector,
     SectorIndex,
 };
+use crate::huge::Huge;
 use crate::stats::Counts;
 use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
@@ -171,46 +172,55 @@ struct Side<'a> {
     /// Where placements lead, when the mover has stones in hand (Lasker's
     /// placement phase, where a player may also slide).
     placements: Option<Placements<'a>>,
+    /// Per slot: what `init` found its exits worth, kept for the moment
+    /// its counter runs out (see [`ExitMemo`]); none for a side with no
+    /// exit to look up.
+    exit_memo: Option<ExitMemo>,
 }
 
-/// Per slot of a side with stones in hand, the deepest cell among its
-/// exits (captures and placements) as `init` read them: the cell a loss
-/// needs when the state's last hope in the pair goes. Looking the exits up
-/// again then costs a dozen scattered reads and the frames of every
-/// capture, over half of the levels' time in pairs such as Lasker's
-/// {8-4-0-1}, where most states of the side with a stone in hand lose. A
-/// byte a slot: cells past [`ExitMemo::UNKNOWN`], and every slot when the
-/// pair resumes from a checkpoint (which does not keep the memo; `init`
-/// does not run again), are looked up again.
-struct ExitMemo(Vec<AtomicU8>);
+/// Per slot of a side with exits (captures, or placements), the deepest
+/// cell among its exits as `init` read them: the cell a loss needs when
+/// the state's last hope in the pair goes. Looking the exits up again
+/// then costs the state's unranking, its moves and a scattered read per
+/// capture: over half of the levels' time in pairs such as Lasker's
+/// {8-4-0-1}, where most states of the side with a stone in hand lose,
+/// and some 8 % of a moving pair of Morabaraba, whose mills close often.
+/// A byte a slot, on huge pages and zero at first: 0 is not remembered,
+/// `d + 1` the cell `d`. Cells past 254, and every slot when the pair
+/// resumes from a checkpoint (which does not keep the memo; `init` does
+/// not run again), are looked up again.
+struct ExitMemo(Huge<u8>);
 
 impl ExitMemo {
-    /// Not remembered: look the exits up.
-    const UNKNOWN: u8 = u8::MAX;
+    fn new(slots: u64) -> std::io::Result<ExitMemo> {
+        Ok(ExitMemo(Huge::zeroed(slots as usize)?))
+    }
 
-    fn new(slots: u64) -> ExitMemo {
-        ExitMemo((0..slots).map(|_| AtomicU8::new(ExitMemo::UNKNOWN)).collect())
+    #[inline(always)]
+    fn bytes(&self) -> &[AtomicU8] {
+        // Safety: `AtomicU8` has the size and alignment of `u8`, and every
+        // access to the bytes goes through this view.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<AtomicU8>(), self.0.len()) }
     }
 
     /// Remembers `deepest`, the deepest cell among the exits of `slot`.
     #[inline]
     fn store(&self, slot: u64, deepest: u32) {
-        let byte =
-            if deepest < ExitMemo::UNKNOWN as u32 { deepest as u8 } else { ExitMemo::UNKNOWN };
-        self.0[slot as usize].store(byte, Relaxed);
+        let byte = if deepest < u8::MAX as u32 { deepest as u8 + 1 } else { 0 };
+        self.bytes()[slot as usize].store(byte, Relaxed);
     }
 
     /// Hints the CPU to fetch the byte of `slot`.
     #[inline(always)]
     fn prefetch(&self, slot: u64) {
-        prefetch_u16(self.0[slot as usize].as_ptr() as *const u16);
+        prefetch_u16(self.bytes()[slot as usize].as_ptr() as *const u16);
     }
 
     /// The deepest cell among the exits of `slot`, when remembered.
     #[inline]
     fn get(&self, slot: u64) -> Option<u32> {
-        let byte = self.0[slot as usize].load(Relaxed);
-        (byte != ExitMemo::UNKNOWN).then_some(byte as u32)
+        let byte = self.bytes()[slot as usize].load(Relaxed);
+        (byte != 0).then(|| byte as u32 - 1)
     }
 }
 
@@ -222,9 +232,6 @@ struct Placements<'a> {
     quiet: (SectorIndex<'a>, &'a [u16]),
     /// Where a placement that captures leads (none when it ends the game).
     captures: Option<(SectorIndex<'a>, &'a [u16])>,
-    /// Per slot of the side: what `init` found its exits worth, kept for
-    /// the moment its counter runs out (see [`ExitMemo`]).
-    memo: ExitMemo,
 }
 
 impl Side<'_> {
@@ -420,10 +427,17 @@ impl<'a> Pair<'a> {
                     Some(quiet) => Some(Placements {
                         quiet: table(quiet)?,
                         captures: exits.placement_capture.map(table).transpose()?,
-                        memo: ExitMemo::new(index.slots()),
                     }),
                 };
+                let exit_memo = (captures.is_some() || placements.is_some())
+                    .then(|| ExitMemo::new(index.slots()))
+                    .transpose()
+                    .map_err(|e| SolveError::OutOfMemory {
+                        sector: w.sector.to_string(),
+                        reason: e.to_string(),
+                    })?;
                 Ok(Side {
+                    exit_memo,
                     captures,
                     placements,
                     sector: w.sector,

@@ -61,12 +61,13 @@ impl Pair<'_> {
         // cells were prefetched. Within a level the order of the updates
         // does not change what they write.
         let mut batches = [Batch::EMPTY; AHEAD];
+        let mut lost = Lost::default();
         let mut found = 0;
         let mut edges = 0;
         for_each_at(side.cells, still, range, target, |slot| {
             let batch = &mut batches[found % AHEAD];
             if found >= AHEAD {
-                self.update(partner, batch, depth);
+                self.update(partner, batch, depth, &mut lost);
             }
             found += 1;
             let (mover, opponent) = side.index.unrank(slot).expect("decided slots are canonical");
@@ -80,24 +81,34 @@ impl Pair<'_> {
             }
         });
         for i in found.saturating_sub(AHEAD)..found {
-            self.update(partner, &batches[i % AHEAD], depth);
+            self.update(partner, &batches[i % AHEAD], depth, &mut lost);
         }
+        self.settle_losses(partner, &mut lost, depth as u32);
         self.edges.fetch_add(edges, Relaxed);
         found as u64
     }
 
     /// Applies a decision at `depth` to the predecessors in `batch`: a loss
-    /// makes them wins, a win counts them down.
+    /// makes them wins, a win counts them down. The states a count-down
+    /// leaves with no hope are settled one batch later (their exits' byte
+    /// fetched meanwhile): first those of the batch before.
     #[inline]
-    pub(super) fn update(&self, partner: &Side, batch: &Batch, depth: u16) {
+    pub(super) fn update(&self, partner: &Side, batch: &Batch, depth: u16, lost: &mut Lost) {
         if depth.is_multiple_of(2) {
             let win = self.decided(depth as u32 + 1);
             for &p in batch.slots() {
                 self.mark_win(partner, p, win);
             }
         } else {
+            self.settle_losses(partner, lost, depth as u32);
             for &p in batch.slots() {
-                self.count_down(partner, p, batch.weight, depth as u32);
+                if self.count_down(partner, p, batch.weight) {
+                    lost.slots[lost.len] = p;
+                    lost.len += 1;
+                    if let Some(memo) = &partner.exit_memo {
+                        memo.prefetch(p);
+                    }
+                }
             }
         }
     }
@@ -157,26 +168,34 @@ impl Pair<'_> {
         }
     }
 
-    /// A predecessor of a win at `depth` has `weight` fewer moves to hope
-    /// for; at none it is lost.
+    /// A predecessor of a win has `weight` fewer moves to hope for; `true`
+    /// when that was its last (its cell is then left pending with none,
+    /// for [`Pair::settle_losses`]: no other update reaches it in the
+    /// level, as the counts weigh its moves exactly).
     #[inline]
-    pub(super) fn count_down(&self, side: &Side, slot: u64, weight: u16, depth: u32) {
+    pub(super) fn count_down(&self, side: &Side, slot: u64, weight: u16) -> bool {
         let cell = &side.cells[slot as usize];
         if cell.load(Relaxed) & PENDING == 0 {
-            return;
+            return false;
         }
-        if cell.fetch_sub(weight, Relaxed) == PENDING | weight {
-            let remembered = side.placements.as_ref().and_then(|p| p.memo.get(slot));
+        cell.fetch_sub(weight, Relaxed) == PENDING | weight
+    }
+
+    /// The states whose last hope a win at `depth` took lose, one ply
+    /// after the deepest of that win and their exits.
+    pub(super) fn settle_losses(&self, side: &Side, lost: &mut Lost, depth: u32) {
+        for &slot in &lost.slots[..lost.len] {
+            let remembered = side.exit_memo.as_ref().and_then(|memo| memo.get(slot));
             let exits = remembered.map(|cell| cell.saturating_sub(1)).unwrap_or_else(|| {
                 let (mover, opponent) =
                     side.index.unrank(slot).expect("pending slots are canonical");
                 self.deepest_capture(side, mover, opponent)
             });
-            let deepest = depth.max(exits);
-            let loss = self.decided(deepest + 1);
-            cell.store(loss, Relaxed);
+            let loss = self.decided(depth.max(exits) + 1);
+            side.cells[slot as usize].store(loss, Relaxed);
             side.note(slot, loss);
         }
+        lost.len = 0;
     }
 
     /// The deepest win the opponent gets from a move that leaves the pair
@@ -269,6 +288,18 @@ pub(super) fn for_each_at(
         if plain[slot as usize] == target {
             f(slot);
         }
+    }
+}
+
+/// The states one batch's count-downs left with no hope, to be settled.
+pub(super) struct Lost {
+    slots: [u64; MAX_MOVES],
+    len: usize,
+}
+
+impl Default for Lost {
+    fn default() -> Lost {
+        Lost { slots: [0; MAX_MOVES], len: 0 }
     }
 }
 
