@@ -196,13 +196,17 @@ impl Database {
             }
             Job::Placement(sector) => max_table_bytes(self.indexer.sector(sector).slots()),
         };
-        // A side of a cyclic pair with stones in hand remembers what its
-        // exits are worth, a byte a slot (`solve::moving`'s exit memo).
+        // A side of a pair with exits (captures, or placements)
+        // remembers what they are worth, a byte a slot (`solve::moving`'s
+        // exit memo).
         let memos: u64 = match job {
             Job::Pair(_) => job
                 .sectors()
                 .iter()
-                .filter(|s| s.mover_hand > 0)
+                .filter(|&&s| {
+                    let exits = crate::solve::exit_sectors(s);
+                    exits.capture.is_some() || exits.placement.is_some()
+                })
                 .map(|&s| self.indexer.sector(s).slots())
                 .sum(),
             Job::Placement(_) => 0,

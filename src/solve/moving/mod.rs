@@ -47,11 +47,11 @@
 //! then skips `init` and the levels already done.
 
 use super::{OpenMills, Progress, SolveError};
+use crate::huge::Huge;
 use crate::index::{
     deposit_bits, for_each_subset, Images, ImagesFrame, Indexer, MoverFrame, PointImages, Sector,
     SectorIndex,
 };
-use crate::huge::Huge;
 use crate::stats::Counts;
 use crate::stats::{add_counts, tally};
 use crate::value::{Cell, Value};
