@@ -62,6 +62,16 @@ impl<T: Plain> Huge<T> {
     }
 }
 
+impl<T: Plain> Huge<T> {
+    /// The first value's address, taken from the map itself rather than
+    /// through a shared borrow of the values: for views that write
+    /// through atomics (the bytes are then never read as plain values
+    /// while shared).
+    pub fn as_ptr(&self) -> *const T {
+        self.map.as_ptr() as *const T
+    }
+}
+
 impl<T: Plain> std::ops::Deref for Huge<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {

@@ -198,9 +198,12 @@ impl ExitMemo {
 
     #[inline(always)]
     fn bytes(&self) -> &[AtomicU8] {
-        // Safety: `AtomicU8` has the size and alignment of `u8`, and every
-        // access to the bytes goes through this view.
-        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<AtomicU8>(), self.0.len()) }
+        // Safety: `AtomicU8` has the size and alignment of `u8`, the
+        // pointer comes from the map (not from a shared borrow of plain
+        // bytes), and every access to the bytes goes through this view.
+        unsafe {
+            std::slice::from_raw_parts(Huge::as_ptr(&self.0).cast::<AtomicU8>(), self.0.len())
+        }
     }
 
     /// Remembers `deepest`, the deepest cell among the exits of `slot`.
