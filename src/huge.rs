@@ -60,9 +60,7 @@ impl<T: Plain> Huge<T> {
         }
         Ok(Huge { map, len, _cells: std::marker::PhantomData })
     }
-}
 
-impl<T: Plain> Huge<T> {
     /// The first value's address, taken from the map itself rather than
     /// through a shared borrow of the values: for views that write
     /// through atomics (the bytes are then never read as plain values

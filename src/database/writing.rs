@@ -203,10 +203,7 @@ impl Database {
             Job::Pair(_) => job
                 .sectors()
                 .iter()
-                .filter(|&&s| {
-                    let exits = crate::solve::exit_sectors(s);
-                    exits.capture.is_some() || exits.placement.is_some()
-                })
+                .filter(|&&s| crate::solve::exit_sectors(s).any())
                 .map(|&s| self.indexer.sector(s).slots())
                 .sum(),
             Job::Placement(_) => 0,

@@ -307,6 +307,12 @@ pub struct Exits {
 }
 
 impl Exits {
+    /// Whether any move leaves the pair (a placement that captures leads
+    /// out only where a quiet one does).
+    pub fn any(&self) -> bool {
+        self.capture.is_some() || self.placement.is_some()
+    }
+
     /// The exit sectors, each once.
     pub fn sectors(&self) -> Vec<Sector> {
         let mut out: Vec<Sector> = Vec::new();
@@ -432,12 +438,12 @@ impl<'a> Pair<'a> {
                         captures: exits.placement_capture.map(table).transpose()?,
                     }),
                 };
-                let exit_memo = (captures.is_some() || placements.is_some())
-                    .then(|| ExitMemo::new(index.slots()))
-                    .transpose()
-                    .map_err(|e| SolveError::OutOfMemory {
-                        sector: w.sector.to_string(),
-                        reason: e.to_string(),
+                let exit_memo =
+                    exits.any().then(|| ExitMemo::new(index.slots())).transpose().map_err(|e| {
+                        SolveError::OutOfMemory {
+                            sector: w.sector.to_string(),
+                            reason: e.to_string(),
+                        }
                     })?;
                 Ok(Side {
                     exit_memo,

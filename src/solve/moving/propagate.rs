@@ -103,8 +103,7 @@ impl Pair<'_> {
             self.settle_losses(partner, lost, depth as u32);
             for &p in batch.slots() {
                 if self.count_down(partner, p, batch.weight) {
-                    lost.slots[lost.len] = p;
-                    lost.len += 1;
+                    lost.push(p);
                     if let Some(memo) = &partner.exit_memo {
                         memo.prefetch(p);
                     }
@@ -300,6 +299,16 @@ pub(super) struct Lost {
 impl Default for Lost {
     fn default() -> Lost {
         Lost { slots: [0; MAX_MOVES], len: 0 }
+    }
+}
+
+impl Lost {
+    /// Lists `slot` (a batch holds at most `MAX_MOVES` predecessors, and
+    /// the list is settled before each batch).
+    #[inline]
+    fn push(&mut self, slot: u64) {
+        self.slots[self.len] = slot;
+        self.len += 1;
     }
 }
 
