@@ -39,8 +39,7 @@ trap 'rm -rf "$out"' EXIT
 # The sum of the jobs' own times and of their levels, from bench.sh's lines.
 sums() {
     awk '/^(pair|sector) / {
-        for (i = 1; i <= NF; i++) if ($i == "s" && !t) { t = 1; total += $(i - 1) }
-        t = 0
+        for (i = 1; i <= NF; i++) if ($i == "s") { total += $(i - 1); break }
         if (match($0, /levels [0-9.]+ s/)) levels += substr($0, RSTART + 7, RLENGTH - 9)
     } END { printf "%.2f %.2f", total, levels }' "$1"
 }

@@ -12,8 +12,10 @@ use crate::symmetry::{cycles, Symmetries};
 use crate::variant::{points, Bits, Board};
 use std::fmt;
 use std::sync::OnceLock;
+mod classes;
 mod frame;
 mod plus_one;
+use classes::Classes;
 pub use frame::{ImagesFrame, MoverFrame};
 
 /// Version of the slot layout, stored in every table header.
@@ -254,61 +256,6 @@ pub(crate) fn deposit_bits(compact: Bits, free: Bits) -> Bits {
 #[inline]
 fn deposit(compact: Bits, free_points: &[u8]) -> Bits {
     points(compact).fold(0, |acc, i| acc | 1 << free_points[i as usize])
-}
-
-/// The canonical stone sets of one size.
-struct Classes {
-    /// Canonical sets in colex order.
-    reps: Vec<Bits>,
-    /// For each class, the symmetries that fix it (bit `s` for symmetry `s`).
-    stabilisers: Vec<u32>,
-    /// Per 64 colex ranks: which are canonical, and how many canonical
-    /// sets come before them.
-    words: Vec<ClassWord>,
-}
-
-/// 64 colex ranks of [`Classes`]: bit `r` of `present` is set when the set
-/// of rank `64 w + r` is canonical; `before` counts the canonical sets of
-/// lower rank. The two sit side by side so that a set's class costs one
-/// cache line: the solvers look one up for every edge they rank, most of
-/// them from the L2 cache.
-#[derive(Clone, Copy, Default)]
-#[repr(align(16))]
-struct ClassWord {
-    present: u64,
-    before: u64,
-}
-
-impl Classes {
-    fn build(syms: &Symmetries, n: u32, size: u32) -> Classes {
-        let total = BINOMIAL.get(n, size);
-        let mut words = vec![ClassWord::default(); (total as usize).div_ceil(64) + 1];
-        let mut reps = Vec::new();
-        let mut stabilisers = Vec::new();
-        for_each_subset(n, size, |rank, set| {
-            let (canon, stab) = canonical_set(syms, set);
-            if canon == set {
-                words[(rank / 64) as usize].present |= 1 << (rank % 64);
-                reps.push(set);
-                stabilisers.push(stab);
-            }
-        });
-        let mut count = 0;
-        for word in &mut words {
-            word.before = count;
-            count += word.present.count_ones() as u64;
-        }
-        Classes { reps, stabilisers, words }
-    }
-
-    /// The class of a canonical set.
-    #[inline(always)]
-    fn class_of(&self, canonical: Bits) -> u64 {
-        let r = colex_rank(canonical);
-        let word = self.words[(r / 64) as usize];
-        let below = word.present & ((1u64 << (r % 64)) - 1);
-        word.before + below.count_ones() as u64
-    }
 }
 
 /// Calls `f(rank, set)` for every `size`-subset of `0..n` in colex order.
