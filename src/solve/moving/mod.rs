@@ -65,6 +65,9 @@ use std::time::{Duration, Instant};
 mod init;
 mod mover_moves;
 mod propagate;
+mod transpose;
+
+use propagate::Levels;
 
 /// Marks an undecided working cell; the low bits count successors.
 const PENDING: u16 = 0x8000;
@@ -153,6 +156,9 @@ struct Pair<'a> {
     /// Point images for ranking neighbours of a state incrementally.
     images: &'a PointImages,
     sides: Vec<Side<'a>>,
+    /// Whether the sides' cells are in the levels' layout, indexed by
+    /// the opponent's stones (see `transpose.rs`).
+    transposed: bool,
     overflow: AtomicBool,
     edges: AtomicU64,
 }
@@ -210,6 +216,18 @@ impl ExitMemo {
     #[inline]
     fn store(&self, slot: u64, deepest: u32) {
         let byte = if deepest < u8::MAX as u32 { deepest as u8 + 1 } else { 0 };
+        self.bytes()[slot as usize].store(byte, Relaxed);
+    }
+
+    /// The byte of `slot` as stored.
+    #[inline]
+    fn byte(&self, slot: u64) -> u8 {
+        self.bytes()[slot as usize].load(Relaxed)
+    }
+
+    /// Stores the byte of `slot` as [`ExitMemo::byte`] gave it.
+    #[inline]
+    fn set_byte(&self, slot: u64, byte: u8) {
         self.bytes()[slot as usize].store(byte, Relaxed);
     }
 
@@ -358,9 +376,10 @@ pub fn solve_pair(
     progress: &dyn Progress,
     resume: Option<&ResumePoint>,
 ) -> Result<PairReport, SolveError> {
-    let pair = Pair::new(v, ix, sides, solved)?;
+    let mut pair = Pair::new(v, ix, sides, solved)?;
     let mut report = PairReport::default();
-    let interrupted = || SolveError::Interrupted(pair.sides[0].sector.to_string());
+    let first = pair.sides[0].sector.to_string();
+    let interrupted = || SolveError::Interrupted(first.clone());
 
     let t = Instant::now();
     report.states = pair.sides.iter().map(|s| s.index.canonical_states()).sum();
@@ -379,7 +398,24 @@ pub fn solve_pair(
 
     let t = Instant::now();
     progress.start("propagate", report.states);
-    report.levels = pair.propagate(depth, progress).ok_or_else(interrupted)?;
+    pair.transpose(depth, true)?;
+    let mut depth = depth;
+    report.levels = loop {
+        match pair.propagate(depth, progress) {
+            Levels::Done(levels) => break levels,
+            Levels::Cancelled => return Err(interrupted()),
+            // A checkpoint keeps the cells in their tables' layout.
+            Levels::Boundary(next) => {
+                pair.transpose(next, true)?;
+                if !progress.checkpoint(&pair.resume_point(next)) {
+                    return Err(interrupted());
+                }
+                pair.transpose(next, true)?;
+                depth = next;
+            }
+        }
+    };
+    pair.transpose(depth, false)?;
     report.propagate = t.elapsed();
     if pair.overflow.load(Relaxed) {
         return Err(SolveError::DepthOverflow {
@@ -466,6 +502,7 @@ impl<'a> Pair<'a> {
             ix,
             images,
             sides,
+            transposed: false,
             overflow: AtomicBool::new(false),
             edges: AtomicU64::new(0),
         })

@@ -6,12 +6,22 @@
 use super::init::{CaptureRanks, Captures};
 use super::*;
 
+/// Where [`Pair::propagate`] stopped.
+pub(super) enum Levels {
+    /// Nothing deeper is pending: this many levels in all.
+    Done(u32),
+    /// Cancelled mid-level: the cells are of no use.
+    Cancelled,
+    /// A checkpoint is due before the level of this depth.
+    Boundary(u16),
+}
+
 impl Pair<'_> {
-    /// Runs the depth levels from `depth` on until nothing deeper is
-    /// pending; returns how many levels there are, or `None` when
-    /// cancelled (mid-level: the cells are then of no use) or when a
-    /// checkpoint could not be stored.
-    pub(super) fn propagate(&self, mut depth: u16, progress: &dyn Progress) -> Option<u32> {
+    /// Runs the depth levels from `depth` on, in the levels' layout
+    /// ([`Pair::transpose`]), until nothing deeper is pending or a
+    /// checkpoint is due.
+    pub(super) fn propagate(&self, mut depth: u16, progress: &dyn Progress) -> Levels {
+        debug_assert!(self.transposed);
         while depth < self.deepest() && !self.overflow.load(Relaxed) {
             for (i, side) in self.sides.iter().enumerate() {
                 // Safety: a level's pass over one side writes only its
@@ -29,16 +39,15 @@ impl Pair<'_> {
                 });
             }
             if progress.cancelled() {
-                return None;
+                return Levels::Cancelled;
             }
             depth += 1;
             let more = depth < self.deepest() && !self.overflow.load(Relaxed);
-            if more && progress.checkpoint_due() && !progress.checkpoint(&self.resume_point(depth))
-            {
-                return None;
+            if more && progress.checkpoint_due() {
+                return Levels::Boundary(depth);
             }
         }
-        Some(depth as u32)
+        Levels::Done(depth as u32)
     }
 
     /// Handles the states of `range` decided at `depth`; returns how many.
@@ -70,11 +79,12 @@ impl Pair<'_> {
                 self.update(partner, batch, depth, &mut lost);
             }
             found += 1;
-            let (mover, opponent) = side.index.unrank(slot).expect("decided slots are canonical");
+            // The levels' layout: the opponent's stones first.
+            let (opponent, mover) = side.index.unrank(slot).expect("decided slots are canonical");
             batch.len = self.predecessors(side, partner, mover, opponent, &mut batch.slots);
             // A win's predecessors lose one hope each, weighed by the orbit.
             batch.weight =
-                if depth % 2 == 1 { side.index.orbit_size(slot, opponent) as u16 } else { 0 };
+                if depth % 2 == 1 { side.index.orbit_size(slot, mover) as u16 } else { 0 };
             edges += batch.len as u64;
             for &p in batch.slots() {
                 prefetch(&partner.cells[p as usize]);
@@ -130,10 +140,11 @@ impl Pair<'_> {
         // the opponent closed captured nothing: a quiet move too.
         let mills_capture = mover != 0;
         // Every predecessor has this state's mover as its opponent and this
-        // state's opponent with one stone moved back as its mover: their
-        // images follow from this state's by XOR, with no symmetry applied
-        // per predecessor.
-        let opponent_images = self.images.set(mover);
+        // state's opponent with one stone moved back as its mover. In the
+        // levels' layout the predecessors' cells are indexed by their
+        // opponent's stones, so all of them share one frame; each one's
+        // images follow from this state's by XOR.
+        let frame = partner.index.images_frame(&self.images.set(mover));
         let mover_images = self.images.set(opponent);
         let mut n = 0;
         for to in points(opponent) {
@@ -143,9 +154,7 @@ impl Pair<'_> {
             let lifted = mover_images.toggle(self.images.point(to));
             let origins = if flies { empty } else { empty & board.adjacent(to) };
             for from in points(origins) {
-                out[n] = partner
-                    .index
-                    .rank_images(&lifted.toggle(self.images.point(from)), &opponent_images);
+                out[n] = frame.rank(&lifted.toggle(self.images.point(from)));
                 n += 1;
             }
         }
@@ -186,7 +195,7 @@ impl Pair<'_> {
         for &slot in &lost.slots[..lost.len] {
             let remembered = side.exit_memo.as_ref().and_then(|memo| memo.get(slot));
             let exits = remembered.map(|cell| cell.saturating_sub(1)).unwrap_or_else(|| {
-                let (mover, opponent) =
+                let (opponent, mover) =
                     side.index.unrank(slot).expect("pending slots are canonical");
                 self.deepest_capture(side, mover, opponent)
             });
