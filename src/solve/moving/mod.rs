@@ -22,6 +22,12 @@
 //!   deepest successor (in the pair or by capture).
 //! - `finish` (here): what is never decided is a draw; counts and maxima.
 //!
+//! The levels run with each side's cells indexed by the opponent's stones
+//! (`transpose.rs`): all the predecessors of a state share that set, so
+//! they are ranked in one frame. `init`, checkpoints and `finish` see the
+//! cells in their tables' layout; a pass before the levels and one after
+//! (and two around each checkpoint) move them between the two.
+//!
 //! Working cells (`AtomicU16`): `0` draw, `d + 1` decided at depth `d`
 //! (odd = win, even = loss, as in [`Cell`]), `PENDING | n` undecided
 //! with `n` counting the moves in the pair not yet known to lose.

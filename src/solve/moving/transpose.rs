@@ -37,32 +37,41 @@ impl Pair<'_> {
     pub(super) fn transpose(&mut self, depth: u16, memos: bool) -> Result<(), SolveError> {
         let single = self.sides.len() == 1;
         let other = usize::from(!single);
-        let memo_for = |side: &Side, slots: u64| -> Result<Option<ExitMemo>, SolveError> {
-            match (&side.exit_memo, memos) {
-                (Some(_), true) => ExitMemo::new(slots).map(Some).map_err(|e| {
-                    SolveError::OutOfMemory { sector: side.sector.to_string(), reason: e.to_string() }
-                }),
-                _ => Ok(None),
+        if !memos {
+            for side in &mut self.sides {
+                side.exit_memo = None;
             }
-        };
+        }
+        // Exit memos trade places as the cells do where both sides have
+        // one (or the side is its own partner); a side whose partner has
+        // none gets a new one, sized for its new layout.
         let (first, second) = (&self.sides[0], &self.sides[other]);
-        let new_memos = [
-            memo_for(first, second.index.slots())?,
-            if single { None } else { memo_for(second, first.index.slots())? },
-        ];
-        let images = self.images;
+        let in_place = single || (first.exit_memo.is_some() && second.exit_memo.is_some());
+        let new_memos = if in_place {
+            [None, None]
+        } else {
+            [new_memo(first, second.index.slots())?, new_memo(second, first.index.slots())?]
+        };
         (0..first.chunks()).into_par_iter().for_each(|c| {
             let mut batch = [(0u64, 0u64); SWAP_BATCH];
             let mut len = 0;
             let mut mover_images: Option<(Bits, Images)> = None;
             let swap = |batch: &[(u64, u64)]| {
                 for &(s, t) in batch {
-                    if !single || t > s {
-                        let (a, b) = (&first.cells[s as usize], &second.cells[t as usize]);
-                        let kept = a.load(Relaxed);
-                        a.store(b.load(Relaxed), Relaxed);
-                        b.store(kept, Relaxed);
+                    if single && t <= s {
+                        continue;
                     }
+                    swap_cells(&first.cells[s as usize], &second.cells[t as usize]);
+                    if let (Some(a), Some(b)) = (&first.exit_memo, &second.exit_memo) {
+                        let (x, y) = (a.byte(s), b.byte(t));
+                        a.set_byte(s, y);
+                        b.set_byte(t, x);
+                    }
+                }
+                if in_place {
+                    return;
+                }
+                for &(s, t) in batch {
                     if let (Some(old), Some(new)) = (&first.exit_memo, &new_memos[0]) {
                         new.set_byte(t, old.byte(s));
                     }
@@ -75,10 +84,13 @@ impl Pair<'_> {
                 // A class's slots share their mover set.
                 let mover_images = match mover_images {
                     Some((set, images)) if set == mover => images,
-                    _ => mover_images.insert((mover, images.set(mover))).1,
+                    _ => mover_images.insert((mover, self.images.set(mover))).1,
                 };
-                let t = second.index.rank_images(&images.set(opponent), &mover_images);
+                let t = second.index.rank_mover(opponent, &mover_images);
                 prefetch(&second.cells[t as usize]);
+                if let Some(memo) = &second.exit_memo {
+                    memo.prefetch(t);
+                }
                 batch[len] = (slot, t);
                 len += 1;
                 if len == SWAP_BATCH {
@@ -92,14 +104,36 @@ impl Pair<'_> {
             let (a, b) = self.sides.split_at_mut(1);
             std::mem::swap(&mut a[0].cells, &mut b[0].cells);
             std::mem::swap(&mut a[0].index, &mut b[0].index);
+            if in_place {
+                std::mem::swap(&mut a[0].exit_memo, &mut b[0].exit_memo);
+            }
         }
-        for (side, memo) in self.sides.iter_mut().zip(new_memos) {
-            side.exit_memo = memo;
+        if !in_place {
+            for (side, memo) in self.sides.iter_mut().zip(new_memos) {
+                side.exit_memo = memo;
+            }
+        }
+        for side in &mut self.sides {
             side.mark_from(depth + 1);
         }
         self.transposed = !self.transposed;
         Ok(())
     }
+}
+
+/// Trades the values of two cells (no other thread touches either).
+#[inline]
+fn swap_cells(a: &AtomicU16, b: &AtomicU16) {
+    let kept = a.load(Relaxed);
+    a.store(b.load(Relaxed), Relaxed);
+    b.store(kept, Relaxed);
+}
+
+/// A zeroed exit memo of `slots` bytes for `side`, if it has one.
+fn new_memo(side: &Side, slots: u64) -> Result<Option<ExitMemo>, SolveError> {
+    side.exit_memo.as_ref().map(|_| ExitMemo::new(slots)).transpose().map_err(|e| {
+        SolveError::OutOfMemory { sector: side.sector.to_string(), reason: e.to_string() }
+    })
 }
 
 impl Side<'_> {
@@ -127,5 +161,92 @@ impl Side<'_> {
             .unzip();
         self.marks = marks.into_iter().map(AtomicU64::new).collect();
         self.deepest = deepest.into_iter().map(AtomicU16::new).collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value for each slot, distinct enough to catch a cell moved to the
+    /// wrong place: decided cells, pending ones and draws.
+    fn cell_of(sector: Sector, slot: u64) -> u16 {
+        let x = (slot * 7 + sector.mover as u64 * 1000 + sector.opponent as u64 * 13) % 20_011;
+        if x.is_multiple_of(3) {
+            PENDING | (x % 200) as u16
+        } else {
+            (x % 30_000) as u16
+        }
+    }
+
+    /// The transposition moves each state's cell (and exit memo byte) to
+    /// its slot among the opponent-first positions, checked state by state
+    /// with `rank`, and a second one brings every cell back.
+    #[test]
+    fn the_levels_layout_holds_each_state_at_its_opponent_first_slot_and_comes_back() {
+        let v = Variant::named("nine").unwrap();
+        let ix = Indexer::new(v.board());
+        let sector = |m, o| Sector { mover: m, opponent: o, mover_hand: 0, opponent_hand: 0 };
+        // {4,3} has two sides, one with exits (into 3-3); {5,4} two with
+        // exits, whose memos trade places; {4,4} is its own partner.
+        for pair in
+            [vec![sector(4, 3), sector(3, 4)], vec![sector(5, 4), sector(4, 5)], vec![sector(4, 4)]]
+        {
+            let exits: Vec<Sector> = pair.iter().flat_map(|&s| exit_sectors(s).sectors()).collect();
+            let exit_cells: Vec<Vec<u16>> =
+                exits.iter().map(|&s| vec![0; ix.sector(s).slots() as usize]).collect();
+            let solved: Vec<SolvedSector> = exits
+                .iter()
+                .zip(&exit_cells)
+                .map(|(&sector, cells)| SolvedSector { sector, cells })
+                .collect();
+            let cells: Vec<Vec<AtomicU16>> = pair
+                .iter()
+                .map(|&s| (0..ix.sector(s).slots()).map(|_| AtomicU16::new(0)).collect())
+                .collect();
+            let working: Vec<WorkingSector> = pair
+                .iter()
+                .zip(&cells)
+                .map(|(&sector, cells)| WorkingSector { sector, cells })
+                .collect();
+            let mut p = Pair::new(&v, &ix, &working, &solved).unwrap();
+            let mut states = 0;
+            for side in &p.sides {
+                side.index.for_each_in(0..side.index.slots(), |slot, _, _| {
+                    side.cells[slot as usize].store(cell_of(side.sector, slot), Relaxed);
+                    if let Some(memo) = &side.exit_memo {
+                        memo.set_byte(slot, cell_of(side.sector, slot) as u8);
+                    }
+                    states += 1;
+                });
+            }
+            assert!(p.sides.iter().any(|s| s.exit_memo.is_some()));
+            let before: Vec<Vec<u16>> =
+                cells.iter().map(|c| c.iter().map(|c| c.load(Relaxed)).collect()).collect();
+
+            p.transpose(0, true).unwrap();
+            let mut seen = 0;
+            for side in &p.sides {
+                let own = ix.sector(side.sector);
+                own.for_each_in(0..own.slots(), |slot, mover, opponent| {
+                    let there = side.index.rank(opponent, mover);
+                    let want = cell_of(side.sector, slot);
+                    assert_eq!(side.cells[there as usize].load(Relaxed), want, "{}", side.sector);
+                    if let Some(memo) = &side.exit_memo {
+                        assert_eq!(memo.byte(there), want as u8, "{}", side.sector);
+                    }
+                    seen += 1;
+                });
+            }
+            assert_eq!(seen, states);
+
+            p.transpose(0, true).unwrap();
+            let after: Vec<Vec<u16>> =
+                cells.iter().map(|c| c.iter().map(|c| c.load(Relaxed)).collect()).collect();
+            assert_eq!(after, before);
+            for side in &p.sides {
+                assert_eq!(side.index.slots(), ix.sector(side.sector).slots());
+            }
+        }
     }
 }
