@@ -155,23 +155,41 @@ impl Pair<'_> {
                 continue;
             }
             let flies = self.v.flies(side.sector.mover as u32, side.sector.mover_hand as u32);
+            // Non-canonical slots are never written: they start as draws.
             (0..side.chunks()).into_par_iter().for_each(|c| {
+                for slot in side.chunk(c) {
+                    side.cells[slot as usize].store(0, Relaxed);
+                }
+            });
+            let own_chunks = side.own.slots().div_ceil(CHUNK);
+            (0..own_chunks).into_par_iter().for_each(|c| {
                 // The caller throws the cells away when it cancels.
                 if progress.cancelled() {
                     return;
                 }
-                let range = side.chunk(c);
-                for slot in range.clone() {
-                    side.cells[slot as usize].store(0, Relaxed);
-                }
+                let range = c * CHUNK..((c + 1) * CHUNK).min(side.own.slots());
                 let mut batch = InitBatch::default();
                 // A class's slots share their mover set: its moves are
                 // sorted once for all of them.
                 let mut moves = MoverMoves::new();
-                side.index.for_each_in(range.clone(), |slot, mover, opponent| {
+                let mut mover_images = Images([0; crate::index::LANES]);
+                side.own.for_each_in(range.clone(), |own_slot, mover, opponent| {
                     if mover != moves.mover {
                         moves.set(self.v.board(), flies, mover);
+                        mover_images = self.images.set(mover);
                     }
+                    // In the levels' layout, the state's cell is fetched
+                    // while its value is worked out.
+                    let slot = if self.transposed {
+                        let slot = side.index.rank_mover(opponent, &mover_images);
+                        prefetch(&side.cells[slot as usize]);
+                        if let Some(memo) = &side.exit_memo {
+                            memo.prefetch(slot);
+                        }
+                        slot
+                    } else {
+                        own_slot
+                    };
                     debug_assert!(self.opens_alike(side, &moves, opponent));
                     let mut ranks = CaptureRanks::Images {
                         point_images: self.images,
@@ -186,7 +204,7 @@ impl Pair<'_> {
                             self.store_init(side, slot, cell);
                         }
                         Opening::Moves { quiet, any_move } => {
-                            let orbit = side.index.orbit_size(slot, opponent);
+                            let orbit = side.own.orbit_size(own_slot, opponent);
                             let full = mover | opponent == self.v.board().all();
                             let end = batch.captures.slots.len();
                             let moves = Counted { quiet, any_move, orbit, full };
@@ -237,6 +255,9 @@ impl Pair<'_> {
         let syms = self.ix.symmetries();
         let free = board.all() & !opponent;
         let group = syms.len() as u32;
+        // In the levels' layout the states around `opponent` lie in its
+        // class, one after the other; in the tables' layout each is ranked.
+        let own_cells = self.transposed.then(|| side.index.frame(opponent));
         let opponent_images = self.images.set(opponent);
         let frames = side.exit_frames(board, board.removable(opponent), opponent);
         // The best placement of every state comes from one pass over the
@@ -260,7 +281,10 @@ impl Pair<'_> {
             // The state's own cell (and its byte of the exit memo) are the
             // walk's only scattered accesses: fetch them while the value is
             // worked out.
-            let slot = side.index.rank_mover(mover, &opponent_images);
+            let slot = match &own_cells {
+                Some(frame) => frame.rank(mover),
+                None => side.index.rank_mover(mover, &opponent_images),
+            };
             prefetch(&side.cells[slot as usize]);
             if let Some(memo) = &side.exit_memo {
                 memo.prefetch(slot);

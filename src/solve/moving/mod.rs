@@ -24,9 +24,11 @@
 //!
 //! The levels run with each side's cells indexed by the opponent's stones
 //! (`transpose.rs`): all the predecessors of a state share that set, so
-//! they are ranked in one frame. `init`, checkpoints and `finish` see the
-//! cells in their tables' layout; a pass before the levels and one after
-//! (and two around each checkpoint) move them between the two.
+//! they are ranked in one frame. Checkpoints and `finish` see the cells
+//! in their tables' layout; a pass after the levels (and two around each
+//! checkpoint) moves them between the two, and one before the levels
+//! unless `init` wrote the levels' layout itself (Lasker's pairs with
+//! stones in hand, whose states it walks in that order).
 //!
 //! Working cells (`AtomicU16`): `0` draw, `d + 1` decided at depth `d`
 //! (odd = win, even = loss, as in [`Cell`]), `PENDING | n` undecided
@@ -171,7 +173,11 @@ struct Pair<'a> {
 
 struct Side<'a> {
     sector: Sector,
+    /// The index of the cells as they are laid out now: the sector's own,
+    /// or in the levels' layout the partner's (see `transpose.rs`).
     index: SectorIndex<'a>,
+    /// The sector's own index, whatever the layout.
+    own: SectorIndex<'a>,
     cells: &'a [AtomicU16],
     /// The other side of the pair (itself when `m == o`).
     partner: usize,
@@ -393,6 +399,14 @@ pub fn solve_pair(
         Some(point) => pair.restore(point)?,
         None => {
             progress.start("init", pair.total_slots());
+            // A side with stones in hand walks its states by the opponent's
+            // stones, which is the levels' layout: `init` then writes that
+            // layout itself (its other side, if any, at scattered slots).
+            // A moving pair writes its tables' layout in order, and one
+            // pass moves it (measured faster than scattered writes).
+            if pair.sides.iter().any(|s| s.placements.is_some()) {
+                pair.relabel()?;
+            }
             pair.init(progress);
             0
         }
@@ -404,7 +418,9 @@ pub fn solve_pair(
 
     let t = Instant::now();
     progress.start("propagate", report.states);
-    pair.transpose(depth, true)?;
+    if !pair.transposed {
+        pair.transpose(depth, true)?;
+    }
     let mut depth = depth;
     report.levels = loop {
         match pair.propagate(depth, progress) {
@@ -493,6 +509,7 @@ impl<'a> Pair<'a> {
                     placements,
                     sector: w.sector,
                     index,
+                    own: index,
                     cells: w.cells,
                     partner: (i + 1) % expected,
                     marks: (0..chunks).map(|_| AtomicU64::new(0)).collect(),

@@ -136,6 +136,27 @@ fn new_memo(side: &Side, slots: u64) -> Result<Option<ExitMemo>, SolveError> {
     })
 }
 
+impl Pair<'_> {
+    /// Takes the levels' layout without moving a cell, for `init` to write
+    /// it: the sides trade arrays and indexes, the chunks' marks start
+    /// empty and the exit memos are made for the new layout.
+    pub(super) fn relabel(&mut self) -> Result<(), SolveError> {
+        if self.sides.len() == 2 {
+            let (a, b) = self.sides.split_at_mut(1);
+            std::mem::swap(&mut a[0].cells, &mut b[0].cells);
+            std::mem::swap(&mut a[0].index, &mut b[0].index);
+        }
+        for side in &mut self.sides {
+            side.exit_memo = new_memo(side, side.index.slots())?;
+            let chunks = side.chunks() as usize;
+            side.marks = (0..chunks).map(|_| AtomicU64::new(0)).collect();
+            side.deepest = (0..chunks).map(|_| AtomicU16::new(0)).collect();
+        }
+        self.transposed = true;
+        Ok(())
+    }
+}
+
 impl Side<'_> {
     /// Marks the chunks afresh from the cells: each chunk's deepest cell,
     /// and the depths of its decided cells from `from` on (those a level
