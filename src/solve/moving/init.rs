@@ -176,7 +176,9 @@ impl Pair<'_> {
                 side.own.for_each_in(range.clone(), |own_slot, mover, opponent| {
                     if mover != moves.mover {
                         moves.set(self.v.board(), flies, mover);
-                        mover_images = self.images.set(mover);
+                        if self.transposed {
+                            mover_images = self.images.set(mover);
+                        }
                     }
                     // In the levels' layout, the state's cell is fetched
                     // while its value is worked out.
