@@ -45,6 +45,7 @@
 //! outcome by outcome, read as cells of the shortest distance of their
 //! kind, by the same paths.
 
+mod hand_down;
 pub mod keys;
 pub mod moving;
 pub mod placement;

@@ -3,10 +3,11 @@
 //! stones; over keyed cells, each set of stones placed into is looked up
 //! once per opponent set and its key handed to the states it comes from.
 
+use super::hand_down::{hand_down, PlacedWorth};
 use super::keys::*;
 use super::walk::*;
 use super::*;
-use crate::index::{compact_rank, deposit_bits, for_each_subset, BINOMIAL};
+use crate::index::{compact_rank, deposit_bits, extract_bits, for_each_subset, BINOMIAL};
 use crate::variant::points;
 
 /// The forward check of one placement sector on bitboards, given the
@@ -196,12 +197,12 @@ impl<'a> PlacementCheck<'a> {
 /// `mover_stones` stones on the board around the opponent set of
 /// `frames`, over the keyed cells of where placements lead, worked out
 /// from the other end: the successors of those states are the sets of
-/// one stone more among the same free points, so each such set `U` is
-/// looked up once (its quiet successor, or its best capture where a
-/// stone of `U` stands in a mill), and its key goes to every state `U`
-/// less one stone. Over a plain frame the quiet successors are one block
-/// of their table, read in order; where every state looked up its own,
-/// a dozen placements a state were each ranked and read.
+/// one stone more among the same free points, so each such set is looked
+/// up once (its quiet successor, and its best capture where a stone of it
+/// stands in a mill), and what it is worth is handed down to the states
+/// it comes from ([`hand_down`]). Over a plain frame the quiet successors
+/// are one block of their table, read in order; where every state looked
+/// up its own, a dozen placements a state were each ranked and read.
 fn placed_into(
     v: &Variant,
     mover_stones: u32,
@@ -212,56 +213,73 @@ fn placed_into(
     let board = v.board();
     let free = board.all() & !frames.opponent;
     let (n, m) = (free.count_ones(), mover_stones);
-    let mut best = vec![0; BINOMIAL.get(n, m) as usize];
-    let base = frames.quiet.plain_base();
+    let size = BINOMIAL.get(n, m + 1) as usize;
+    let quiet: Vec<u32> = match frames.quiet.plain_base() {
+        Some(base) => {
+            let base = base as usize;
+            quiet_cells[base..base + size].iter().map(|&key| u32::from(key)).collect()
+        }
+        None => {
+            let mut quiet = vec![0; size];
+            for_each_subset(n, m + 1, |rank, compact| {
+                let slot = frames.quiet.rank(deposit_bits(compact, free));
+                quiet[rank as usize] = u32::from(quiet_cells[slot as usize]);
+            });
+            quiet
+        }
+    };
     // Only the mills free of the opponent's stones can be whole in a
     // set placed into; none counts while the opponent has no stone to
-    // lose.
+    // lose. In the numbering of the free points, as the sets are.
     let open: Vec<Bits> = match frames.can_capture {
-        true => board.mills().iter().copied().filter(|&m| m & frames.opponent == 0).collect(),
+        true => board
+            .mills()
+            .iter()
+            .filter(|&&mill| mill & frames.opponent == 0)
+            .map(|&mill| extract_bits(mill, free))
+            .collect(),
         false => Vec::new(),
     };
+    let (mut closing, mut capture) = (vec![0; size], vec![0; size]);
     // The sets whose captures are fetched, read `CAPTURES_AHEAD` such
     // sets later: their cells lie in a block of the capture table for
     // each stone that may be taken, fewer of them in cache.
     let mut ahead = [Waiting::default(); CAPTURES_AHEAD];
     let mut waiting = 0;
     for_each_subset(n, m + 1, |rank, compact| {
-        let placed = deposit_bits(compact, free);
         // The stones that, placed last, close a mill.
-        let closing = open.iter().filter(|&&m| placed & m == m).fold(0, |all, &m| all | m);
-        let quiet = if closing == placed {
-            0
-        } else {
-            let slot = base.map_or_else(|| frames.quiet.rank(placed), |base| base + rank);
-            u32::from(quiet_cells[slot as usize])
+        let closes = open.iter().filter(|&&mill| compact & mill == mill).fold(0, |all, &m| all | m);
+        closing[rank as usize] = closes;
+        if closes == 0 {
+            return;
+        }
+        let Some(cells) = capture_cells else {
+            capture[rank as usize] = WINS_AT_ONCE;
+            return;
         };
-        let set = Placed { compact, placed, closing, quiet };
-        match (capture_cells, closing) {
-            (_, 0) => set.hand_down(&mut best, 0),
-            (None, _) => set.hand_down(&mut best, WINS_AT_ONCE),
-            (Some(cells), _) => {
-                let slot = &mut ahead[waiting % CAPTURES_AHEAD];
-                if waiting >= CAPTURES_AHEAD {
-                    slot.set.hand_down(&mut best, slot.best_capture(cells));
-                }
-                waiting += 1;
-                slot.set = set;
-                slot.len = 0;
-                for frame in &frames.captures {
-                    let capture = frame.rank(placed);
-                    prefetch(&cells[capture as usize]);
-                    slot.captures[slot.len] = capture;
-                    slot.len += 1;
-                }
-            }
+        let slot = &mut ahead[waiting % CAPTURES_AHEAD];
+        if waiting >= CAPTURES_AHEAD {
+            capture[slot.rank] = slot.best_capture(cells);
+        }
+        waiting += 1;
+        let placed = deposit_bits(compact, free);
+        slot.rank = rank as usize;
+        slot.len = 0;
+        for frame in &frames.captures {
+            let capture = frame.rank(placed);
+            prefetch(&cells[capture as usize]);
+            slot.captures[slot.len] = capture;
+            slot.len += 1;
         }
     });
     if let Some(cells) = capture_cells {
         for slot in &ahead[..waiting.min(CAPTURES_AHEAD)] {
-            slot.set.hand_down(&mut best, slot.best_capture(cells));
+            capture[slot.rank] = slot.best_capture(cells);
         }
     }
+    let mut best = vec![0; BINOMIAL.get(n, m) as usize];
+    let worth = PlacedWorth { quiet: &quiet, capture: &capture, closing: &closing };
+    hand_down(n, m, &worth, &mut best);
     PlacedInto { free, best }
 }
 
@@ -271,44 +289,14 @@ fn win_in_one() -> u32 {
     u32::from(Cell::from(Value::Win(1)).0)
 }
 
-/// A set of stones placed into, around one opponent set.
-#[derive(Clone, Copy, Default)]
-struct Placed {
-    /// The set among the points free of the opponent's stones, and on
-    /// the board.
-    compact: Bits,
-    placed: Bits,
-    /// Its stones that, placed last, close a mill.
-    closing: Bits,
-    /// The key of its quiet successor (where a stone closes no mill).
-    quiet: u32,
-}
-
-impl Placed {
-    /// Hands the key of each successor that the set is to the state it
-    /// comes from, the set less the stone placed last: `capture` where
-    /// that stone closes a mill, else the quiet successor's.
-    #[inline(always)]
-    fn hand_down(&self, best: &mut [u32], capture: u32) {
-        // The stones on the board in the order of the points of `compact`.
-        let mut stones = points(self.placed);
-        for_each_less_one(self.compact, |_, less_one| {
-            let stone = stones.next().expect("a stone for each point");
-            let key = if self.closing & 1 << stone != 0 { capture } else { self.quiet };
-            let b = &mut best[less_one as usize];
-            *b = (*b).max(key);
-        });
-    }
-}
-
 /// Sets placed into whose captures are fetched ahead of their reads.
 const CAPTURES_AHEAD: usize = 8;
 
-/// A set placed into whose captures' cells are fetched, waiting to be
-/// read.
+/// A set placed into (by its colex rank among the free points) whose
+/// captures' cells are fetched, waiting to be read.
 #[derive(Clone, Copy, Default)]
 struct Waiting {
-    set: Placed,
+    rank: usize,
     captures: [u64; MAX_CAPTURES],
     len: usize,
 }
@@ -355,52 +343,4 @@ impl PlacedInto {
 pub(super) struct PlacementFrames<'a> {
     pub(super) frames: OpponentFrames<'a>,
     pub(super) placed_into: Option<PlacedInto>,
-}
-
-/// Calls `f(i, rank)` for each point of `compact` (the `i`-th lowest),
-/// with the colex rank of `compact` less that point. With the points at
-/// `e_0 < e_1 < ...`, the rank of the set is the sum of `C(e_j, j + 1)`;
-/// taking out the `i`-th, the points below keep their terms and those
-/// above move down one index, to `C(e_j, j)`.
-#[inline(always)]
-fn for_each_less_one(compact: Bits, mut f: impl FnMut(usize, u64)) {
-    let mut places = [0u32; 32];
-    let mut size = 0;
-    for p in points(compact) {
-        places[size] = p as u32;
-        size += 1;
-    }
-    let (mut below, mut above) = (0, 0);
-    for (j, &e) in places[..size].iter().enumerate().skip(1) {
-        above += BINOMIAL.get(e, j as u32);
-    }
-    for i in 0..size {
-        f(i, below + above);
-        below += BINOMIAL.get(places[i], i as u32 + 1);
-        if i + 1 < size {
-            above -= BINOMIAL.get(places[i + 1], i as u32 + 1);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::index::colex_rank;
-
-    #[test]
-    fn a_set_less_one_point_is_ranked_as_on_its_own() {
-        for size in 1..=9 {
-            for_each_subset(14, size, |_, set| {
-                let mut seen = 0;
-                for_each_less_one(set, |i, rank| {
-                    let point = points(set).nth(i).expect("a point of the set");
-                    let less = set & !(1 << point);
-                    assert_eq!(rank, colex_rank(less), "{set:b} less its point {i}");
-                    seen += 1;
-                });
-                assert_eq!(seen, size as usize);
-            });
-        }
-    }
 }
