@@ -161,13 +161,13 @@ impl Pair<'_> {
                     side.cells[slot as usize].store(0, Relaxed);
                 }
             });
-            let own_chunks = side.own.slots().div_ceil(CHUNK);
+            let own_chunks = chunk_count(side.own.slots());
             (0..own_chunks).into_par_iter().for_each(|c| {
                 // The caller throws the cells away when it cancels.
                 if progress.cancelled() {
                     return;
                 }
-                let range = c * CHUNK..((c + 1) * CHUNK).min(side.own.slots());
+                let range = chunk_slots(side.own.slots(), c);
                 let mut batch = InitBatch::default();
                 // A class's slots share their mover set: its moves are
                 // sorted once for all of them.

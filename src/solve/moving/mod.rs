@@ -103,6 +103,11 @@ pub fn chunk_count(slots: u64) -> u64 {
     slots.div_ceil(CHUNK)
 }
 
+/// The slots of chunk `c` of a side of `slots` slots.
+fn chunk_slots(slots: u64, c: u64) -> std::ops::Range<u64> {
+    c * CHUNK..((c + 1) * CHUNK).min(slots)
+}
+
 /// One side of the pair being solved, with its working cells.
 pub struct WorkingSector<'a> {
     /// The sector.
@@ -269,11 +274,11 @@ struct Placements<'a> {
 
 impl Side<'_> {
     fn chunks(&self) -> u64 {
-        self.index.slots().div_ceil(CHUNK)
+        chunk_count(self.index.slots())
     }
 
     fn chunk(&self, c: u64) -> std::ops::Range<u64> {
-        c * CHUNK..((c + 1) * CHUNK).min(self.index.slots())
+        chunk_slots(self.index.slots(), c)
     }
 
     /// Notes that the cell at `slot` now holds the decided value `cell`.
@@ -486,7 +491,7 @@ impl<'a> Pair<'a> {
                 if w.cells.len() as u64 != index.slots() {
                     return Err(SolveError::BadPair(w.sector.to_string()));
                 }
-                let chunks = index.slots().div_ceil(CHUNK) as usize;
+                let chunks = chunk_count(index.slots()) as usize;
                 let exits = exit_sectors(w.sector);
                 let captures = exits.capture.map(table).transpose()?;
                 let placements = match exits.placement {
