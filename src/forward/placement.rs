@@ -214,73 +214,95 @@ fn placed_into(
     let free = board.all() & !frames.opponent;
     let (n, m) = (free.count_ones(), mover_stones);
     let size = BINOMIAL.get(n, m + 1) as usize;
-    let quiet: Vec<u32> = match frames.quiet.plain_base() {
-        Some(base) => {
-            let base = base as usize;
-            quiet_cells[base..base + size].iter().map(|&key| u32::from(key)).collect()
+    SETS.with_borrow_mut(|sets| {
+        let SetsPlacedInto { quiet, capture, closing } = sets;
+        quiet.clear();
+        match frames.quiet.plain_base() {
+            Some(base) => {
+                let base = base as usize;
+                quiet.extend(quiet_cells[base..base + size].iter().map(|&key| u32::from(key)));
+            }
+            None => {
+                quiet.resize(size, 0);
+                for_each_subset(n, m + 1, |rank, compact| {
+                    let slot = frames.quiet.rank(deposit_bits(compact, free));
+                    quiet[rank as usize] = u32::from(quiet_cells[slot as usize]);
+                });
+            }
         }
-        None => {
-            let mut quiet = vec![0; size];
-            for_each_subset(n, m + 1, |rank, compact| {
-                let slot = frames.quiet.rank(deposit_bits(compact, free));
-                quiet[rank as usize] = u32::from(quiet_cells[slot as usize]);
-            });
-            quiet
-        }
-    };
-    // Only the mills free of the opponent's stones can be whole in a
-    // set placed into; none counts while the opponent has no stone to
-    // lose. In the numbering of the free points, as the sets are.
-    let open: Vec<Bits> = match frames.can_capture {
-        true => board
-            .mills()
-            .iter()
-            .filter(|&&mill| mill & frames.opponent == 0)
-            .map(|&mill| extract_bits(mill, free))
-            .collect(),
-        false => Vec::new(),
-    };
-    let (mut closing, mut capture) = (vec![0; size], vec![0; size]);
-    // The sets whose captures are fetched, read `CAPTURES_AHEAD` such
-    // sets later: their cells lie in a block of the capture table for
-    // each stone that may be taken, fewer of them in cache.
-    let mut ahead = [Waiting::default(); CAPTURES_AHEAD];
-    let mut waiting = 0;
-    for_each_subset(n, m + 1, |rank, compact| {
-        // The stones that, placed last, close a mill.
-        let closes = open.iter().filter(|&&mill| compact & mill == mill).fold(0, |all, &m| all | m);
-        closing[rank as usize] = closes;
-        if closes == 0 {
-            return;
-        }
-        let Some(cells) = capture_cells else {
-            capture[rank as usize] = WINS_AT_ONCE;
-            return;
+        // Only the mills free of the opponent's stones can be whole in a
+        // set placed into; none counts while the opponent has no stone to
+        // lose. In the numbering of the free points, as the sets are.
+        let open: Vec<Bits> = match frames.can_capture {
+            true => board
+                .mills()
+                .iter()
+                .filter(|&&mill| mill & frames.opponent == 0)
+                .map(|&mill| extract_bits(mill, free))
+                .collect(),
+            false => Vec::new(),
         };
-        let slot = &mut ahead[waiting % CAPTURES_AHEAD];
-        if waiting >= CAPTURES_AHEAD {
-            capture[slot.rank] = slot.best_capture(cells);
+        closing.clear();
+        closing.resize(size, 0);
+        capture.clear();
+        capture.resize(size, 0);
+        // The sets whose captures are fetched, read `CAPTURES_AHEAD` such
+        // sets later: their cells lie in a block of the capture table for
+        // each stone that may be taken, fewer of them in cache.
+        let mut ahead = [Waiting::default(); CAPTURES_AHEAD];
+        let mut waiting = 0;
+        for_each_subset(n, m + 1, |rank, compact| {
+            // The stones that, placed last, close a mill.
+            let closes =
+                open.iter().filter(|&&mill| compact & mill == mill).fold(0, |all, &m| all | m);
+            closing[rank as usize] = closes;
+            if closes == 0 {
+                return;
+            }
+            let Some(cells) = capture_cells else {
+                capture[rank as usize] = WINS_AT_ONCE;
+                return;
+            };
+            let slot = &mut ahead[waiting % CAPTURES_AHEAD];
+            if waiting >= CAPTURES_AHEAD {
+                capture[slot.rank] = slot.best_capture(cells);
+            }
+            waiting += 1;
+            let placed = deposit_bits(compact, free);
+            slot.rank = rank as usize;
+            slot.len = 0;
+            for frame in &frames.captures {
+                let capture = frame.rank(placed);
+                prefetch(&cells[capture as usize]);
+                slot.captures[slot.len] = capture;
+                slot.len += 1;
+            }
+        });
+        if let Some(cells) = capture_cells {
+            for slot in &ahead[..waiting.min(CAPTURES_AHEAD)] {
+                capture[slot.rank] = slot.best_capture(cells);
+            }
         }
-        waiting += 1;
-        let placed = deposit_bits(compact, free);
-        slot.rank = rank as usize;
-        slot.len = 0;
-        for frame in &frames.captures {
-            let capture = frame.rank(placed);
-            prefetch(&cells[capture as usize]);
-            slot.captures[slot.len] = capture;
-            slot.len += 1;
-        }
-    });
-    if let Some(cells) = capture_cells {
-        for slot in &ahead[..waiting.min(CAPTURES_AHEAD)] {
-            capture[slot.rank] = slot.best_capture(cells);
-        }
-    }
-    let mut best = vec![0; BINOMIAL.get(n, m) as usize];
-    let worth = PlacedWorth { quiet: &quiet, capture: &capture, closing: &closing };
-    hand_down(n, m, &worth, &mut best);
-    PlacedInto { free, best }
+        let mut best = vec![0; BINOMIAL.get(n, m) as usize];
+        let worth = PlacedWorth { quiet, capture, closing };
+        hand_down(n, m, &worth, &mut best);
+        PlacedInto { free, best }
+    })
+}
+
+/// A thread's arrays for the sets placed into around one opponent set
+/// ([`PlacedWorth`]), reused from one opponent set to the next: made anew
+/// for each, the largest (megabytes where the opponent has few stones)
+/// cost page faults and zeroing every time.
+#[derive(Default)]
+struct SetsPlacedInto {
+    quiet: Vec<u32>,
+    capture: Vec<u32>,
+    closing: Vec<Bits>,
+}
+
+thread_local! {
+    static SETS: std::cell::RefCell<SetsPlacedInto> = Default::default();
 }
 
 /// The cell of a state won at once: a placement closes a mill, and the
