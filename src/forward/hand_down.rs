@@ -89,9 +89,8 @@ pub(super) fn hand_down(n: u32, k: u32, worth: &PlacedWorth, best: &mut [u32]) {
             *best = (*best).max(if closing >> t & 1 != 0 { capture } else { quiet });
         }
         // A placement below `t`: from the states whose highest point is `t`.
-        let from = len;
         let states = BINOMIAL.get(t, k - 1) as usize;
-        hand_down(t, k - 1, &block, &mut best[from..from + states]);
+        hand_down(t, k - 1, &block, &mut best[len..len + states]);
     }
 }
 

@@ -210,31 +210,71 @@ fn placed_into(
     quiet_cells: &[u16],
     capture_cells: Option<&[u16]>,
 ) -> PlacedInto {
-    let board = v.board();
-    let free = board.all() & !frames.opponent;
+    let free = v.board().all() & !frames.opponent;
     let (n, m) = (free.count_ones(), mover_stones);
-    let size = BINOMIAL.get(n, m + 1) as usize;
     SETS.with_borrow_mut(|sets| {
-        let SetsPlacedInto { quiet, capture, closing } = sets;
-        quiet.clear();
-        match frames.quiet.plain_base() {
+        sets.fill_quiet(free, m + 1, &frames.quiet, quiet_cells);
+        sets.fill_mills(v, free, m + 1, frames, capture_cells);
+        let mut best = vec![0; BINOMIAL.get(n, m) as usize];
+        hand_down(n, m, &sets.worth(), &mut best);
+        PlacedInto { free, best }
+    })
+}
+
+/// A thread's arrays for the sets placed into around one opponent set
+/// ([`PlacedWorth`]), reused from one opponent set to the next: made anew
+/// for each, the largest (megabytes where the opponent has few stones)
+/// cost page faults and zeroing every time.
+#[derive(Default)]
+struct SetsPlacedInto {
+    quiet: Vec<u32>,
+    capture: Vec<u32>,
+    closing: Vec<Bits>,
+}
+
+impl SetsPlacedInto {
+    /// The key of the quiet successor of every set of `stones` stones
+    /// among the points `free`, by colex rank: over a plain `frame` one
+    /// block of `cells`, read in order.
+    fn fill_quiet(&mut self, free: Bits, stones: u32, frame: &MoverFrame, cells: &[u16]) {
+        let n = free.count_ones();
+        let size = BINOMIAL.get(n, stones) as usize;
+        self.quiet.clear();
+        match frame.plain_base() {
             Some(base) => {
                 let base = base as usize;
-                quiet.extend(quiet_cells[base..base + size].iter().map(|&key| u32::from(key)));
+                self.quiet.extend(cells[base..base + size].iter().map(|&key| u32::from(key)));
             }
             None => {
-                quiet.resize(size, 0);
-                for_each_subset(n, m + 1, |rank, compact| {
-                    let slot = frames.quiet.rank(deposit_bits(compact, free));
-                    quiet[rank as usize] = u32::from(quiet_cells[slot as usize]);
+                self.quiet.resize(size, 0);
+                for_each_subset(n, stones, |rank, compact| {
+                    let slot = frame.rank(deposit_bits(compact, free));
+                    self.quiet[rank as usize] = u32::from(cells[slot as usize]);
                 });
             }
         }
+    }
+
+    /// For every set of `stones` stones among the points `free`: the
+    /// stones that, placed last, close a mill, and where one does, the
+    /// key of the best capture after it (`capture_cells` by the frames of
+    /// `frames`), or [`WINS_AT_ONCE`] where no cells are given because the
+    /// capture ends the game.
+    fn fill_mills(
+        &mut self,
+        v: &Variant,
+        free: Bits,
+        stones: u32,
+        frames: &OpponentFrames,
+        capture_cells: Option<&[u16]>,
+    ) {
+        let size = BINOMIAL.get(free.count_ones(), stones) as usize;
         // Only the mills free of the opponent's stones can be whole in a
         // set placed into; none counts while the opponent has no stone to
         // lose. In the numbering of the free points, as the sets are.
         let open: Vec<Bits> = match frames.can_capture {
-            true => board
+            true => v
+                .board()
                 .mills()
                 .iter()
                 .filter(|&&mill| mill & frames.opponent == 0)
@@ -242,6 +282,7 @@ fn placed_into(
                 .collect(),
             false => Vec::new(),
         };
+        let SetsPlacedInto { closing, capture, .. } = self;
         closing.clear();
         closing.resize(size, 0);
         capture.clear();
@@ -251,8 +292,7 @@ fn placed_into(
         // each stone that may be taken, fewer of them in cache.
         let mut ahead = [Waiting::default(); CAPTURES_AHEAD];
         let mut waiting = 0;
-        for_each_subset(n, m + 1, |rank, compact| {
-            // The stones that, placed last, close a mill.
+        for_each_subset(free.count_ones(), stones, |rank, compact| {
             let closes =
                 open.iter().filter(|&&mill| compact & mill == mill).fold(0, |all, &m| all | m);
             closing[rank as usize] = closes;
@@ -283,22 +323,11 @@ fn placed_into(
                 capture[slot.rank] = slot.best_capture(cells);
             }
         }
-        let mut best = vec![0; BINOMIAL.get(n, m) as usize];
-        let worth = PlacedWorth { quiet, capture, closing };
-        hand_down(n, m, &worth, &mut best);
-        PlacedInto { free, best }
-    })
-}
+    }
 
-/// A thread's arrays for the sets placed into around one opponent set
-/// ([`PlacedWorth`]), reused from one opponent set to the next: made anew
-/// for each, the largest (megabytes where the opponent has few stones)
-/// cost page faults and zeroing every time.
-#[derive(Default)]
-struct SetsPlacedInto {
-    quiet: Vec<u32>,
-    capture: Vec<u32>,
-    closing: Vec<Bits>,
+    fn worth(&self) -> PlacedWorth<'_> {
+        PlacedWorth { quiet: &self.quiet, capture: &self.capture, closing: &self.closing }
+    }
 }
 
 thread_local! {
