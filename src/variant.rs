@@ -52,6 +52,80 @@ pub struct Board {
     mills: Vec<Bits>,
     /// The mills through each point, padded with `NO_MILL`.
     mills_at: Vec<[Bits; 3]>,
+    /// Every slide by the rank of its target among its origin's
+    /// neighbours: see [`Slides`].
+    slides: Slides,
+}
+
+/// A board's slides by lanes: lane `i` sends each point to its `i`-th
+/// neighbour (in point order), so that the slides of a stone set into
+/// the empty points are the bits of one mask per lane
+/// ([`Board::for_each_step`]).
+#[derive(Clone, Debug)]
+struct Slides {
+    /// Per lane, per point: its neighbour in that lane (`u8::MAX`: none).
+    to: [[Point; 32]; SLIDE_LANES],
+    /// Per lane, per byte of a set (four bytes) and its value: the points
+    /// whose neighbour in that lane is one of the byte's points.
+    from: Box<[[[Bits; 256]; 4]; SLIDE_LANES]>,
+    /// Whether no point has more than [`SLIDE_LANES`] neighbours (true of
+    /// every board of the crate's).
+    fits: bool,
+}
+
+/// The neighbours a point may have for [`Slides`] to cover its slides.
+const SLIDE_LANES: usize = 4;
+
+impl Slides {
+    fn of(adjacent: &[Bits]) -> Slides {
+        let mut to = [[Point::MAX; 32]; SLIDE_LANES];
+        let mut from = Box::new([[[0; 256]; 4]; SLIDE_LANES]);
+        let mut fits = true;
+        for (p, &adj) in adjacent.iter().enumerate() {
+            fits &= adj.count_ones() as usize <= SLIDE_LANES;
+            for (i, q) in points(adj).take(SLIDE_LANES).enumerate() {
+                to[i][p] = q;
+                let (byte, bit) = (q as usize / 8, q % 8);
+                for (value, mask) in from[i][byte].iter_mut().enumerate() {
+                    if value >> bit & 1 == 1 {
+                        *mask |= 1 << p;
+                    }
+                }
+            }
+        }
+        Slides { to, from, fits }
+    }
+
+    /// The points whose neighbour in lane `i` lies in `set`.
+    #[inline(always)]
+    fn reaching(&self, i: usize, set: Bits) -> Bits {
+        let t = &self.from[i];
+        t[0][(set & 0xff) as usize]
+            | t[1][(set >> 8 & 0xff) as usize]
+            | t[2][(set >> 16 & 0xff) as usize]
+            | t[3][(set >> 24) as usize]
+    }
+
+    /// Calls `f(from, to)` for every slide of a stone of `stones` to a
+    /// point of `empty`, lane by lane (the lanes must fit the board).
+    #[inline(always)]
+    fn for_each(&self, stones: Bits, empty: Bits, mut f: impl FnMut(Point, Point)) {
+        let lane = |i: usize| u64::from(stones & self.reaching(i, empty));
+        // Two lanes a word, each word's bits walked in one loop: a set's
+        // slides cost two loops of varying length where a loop per stone
+        // over its neighbours cost one per stone, each ending on a branch
+        // the processor mostly guesses wrong.
+        for (w, mut word) in
+            [lane(0) | lane(1) << 32, lane(2) | lane(3) << 32].into_iter().enumerate()
+        {
+            while word != 0 {
+                let bit = word.trailing_zeros() as usize;
+                word &= word - 1;
+                let from = (bit % 32) as Point;
+                f(from, self.to[2 * w + bit / 32][from as usize]);
+            }
+        }
+    }
 }
 
 /// A mask no stone set can cover: pads `mills_at`.
@@ -141,6 +215,7 @@ impl Board {
             diagonals,
             names,
             coords,
+            slides: Slides::of(&adjacent),
             adjacent,
             mills_at,
         };
@@ -241,6 +316,29 @@ impl Board {
     /// Width and height of the coordinate grid.
     pub fn grid(&self) -> usize {
         2 * self.rings + 1
+    }
+
+    /// Calls `f(from, to)` for every step of a stone of `stones` to a
+    /// point of `empty`: to a neighbour, or anywhere where `flies`. The
+    /// order is unspecified. The solver's un-moves and the check's moves
+    /// walk every state's steps this way.
+    #[inline(always)]
+    pub fn for_each_step(
+        &self,
+        stones: Bits,
+        empty: Bits,
+        flies: bool,
+        mut f: impl FnMut(Point, Point),
+    ) {
+        if !flies && self.slides.fits {
+            return self.slides.for_each(stones, empty, f);
+        }
+        for from in points(stones) {
+            let targets = if flies { empty } else { empty & self.adjacent(from) };
+            for to in points(targets) {
+                f(from, to);
+            }
+        }
     }
 
     /// The points joined to `p` by a line.
@@ -578,6 +676,37 @@ mod tests {
         assert_eq!(adjacency / 2, 32);
         let adjacency: u32 = (0..24).map(|p| twelve.board().adjacent(p).count_ones()).sum();
         assert_eq!(adjacency / 2, 40);
+    }
+
+    #[test]
+    fn steps_by_lanes_are_the_steps_stone_by_stone() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as Bits
+        };
+        for name in VARIANT_NAMES {
+            let v = Variant::named(name).unwrap();
+            let b = v.board();
+            assert!(b.slides.fits, "{name}: a point with more than {SLIDE_LANES} neighbours");
+            for _ in 0..20_000 {
+                let stones = next() & b.all();
+                let empty = next() & b.all() & !stones;
+                for flies in [false, true] {
+                    let mut by_lanes = Vec::new();
+                    b.for_each_step(stones, empty, flies, |f, t| by_lanes.push((f, t)));
+                    by_lanes.sort_unstable();
+                    let mut by_stones = Vec::new();
+                    for from in points(stones) {
+                        let targets = if flies { empty } else { empty & b.adjacent(from) };
+                        by_stones.extend(points(targets).map(|to| (from, to)));
+                    }
+                    assert_eq!(by_lanes, by_stones, "{name}: {stones:x} into {empty:x}");
+                }
+            }
+        }
     }
 
     #[test]

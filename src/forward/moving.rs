@@ -249,26 +249,27 @@ impl<'a> MovingCheck<'a> {
                 }
             }
         }
-        for from in points(mover) {
-            let targets = if self.flies { empty } else { empty & board.adjacent(from) };
-            for to in points(targets) {
-                any_move = true;
-                let own = mover ^ (1 << from) ^ (1 << to);
-                // A mill takes nothing when the opponent has no stone on
-                // the board (a sliding mover of another start's game, or
-                // Lasker's placement phase).
-                if !frames.can_capture || !board.closes_mill(own, to) {
-                    g.quiet.add(quiet_slot(&frames.quiet, own), &mut g.best);
-                    continue;
-                }
-                if self.slides.captures.is_none() {
-                    g.known = Some(Cell::from(Value::Win(1)).0 as u32);
-                    return;
-                }
+        board.for_each_step(mover, empty, self.flies, |from, to| {
+            any_move = true;
+            if g.known.is_some() {
+                return;
+            }
+            let own = mover ^ (1 << from) ^ (1 << to);
+            // A mill takes nothing when the opponent has no stone on the
+            // board (a sliding mover of another start's game, or Lasker's
+            // placement phase).
+            if !frames.can_capture || !board.closes_mill(own, to) {
+                g.quiet.add(quiet_slot(&frames.quiet, own), &mut g.best);
+            } else if self.slides.captures.is_none() {
+                g.known = Some(Cell::from(Value::Win(1)).0 as u32);
+            } else {
                 for frame in &frames.captures {
                     g.captures.add(frame.rank(own), &mut g.best);
                 }
             }
+        });
+        if g.known.is_some() {
+            return;
         }
         if !any_move {
             let full = mover | frames.opponent == board.all();

@@ -146,18 +146,22 @@ impl Pair<'_> {
         // images follow from this state's by XOR.
         let frame = partner.index.images_frame(&self.images.set(mover));
         let mover_images = self.images.set(opponent);
-        let mut n = 0;
-        for to in points(opponent) {
-            if mills_capture && board.closes_mill(opponent, to) {
-                continue;
-            }
-            let lifted = mover_images.toggle(self.images.point(to));
-            let origins = if flies { empty } else { empty & board.adjacent(to) };
-            for from in points(origins) {
-                out[n] = frame.rank(&lifted.toggle(self.images.point(from)));
-                n += 1;
+        // The stones that may have moved last: not one that closed a mill
+        // (that move captured), unless a mill captured nothing.
+        let mut moved = opponent;
+        if mills_capture {
+            for to in points(opponent) {
+                if board.closes_mill(opponent, to) {
+                    moved ^= 1 << to;
+                }
             }
         }
+        let mut n = 0;
+        board.for_each_step(moved, empty, flies, |to, from| {
+            let images = mover_images.toggle(self.images.point(to));
+            out[n] = frame.rank(&images.toggle(self.images.point(from)));
+            n += 1;
+        });
         n
     }
 
