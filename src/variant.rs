@@ -115,12 +115,11 @@ impl Slides {
         // slides cost two loops of varying length where a loop per stone
         // over its neighbours cost one per stone, each ending on a branch
         // the processor mostly guesses wrong.
-        for (w, mut word) in
-            [lane(0) | lane(1) << 32, lane(2) | lane(3) << 32].into_iter().enumerate()
-        {
-            while word != 0 {
+        let mut words = [lane(0) | lane(1) << 32, lane(2) | lane(3) << 32];
+        for (w, word) in words.iter_mut().enumerate() {
+            while *word != 0 {
                 let bit = word.trailing_zeros() as usize;
-                word &= word - 1;
+                *word &= *word - 1;
                 let from = (bit % 32) as Point;
                 f(from, self.to[2 * w + bit / 32][from as usize]);
             }
@@ -328,11 +327,24 @@ impl Board {
         stones: Bits,
         empty: Bits,
         flies: bool,
-        mut f: impl FnMut(Point, Point),
+        f: impl FnMut(Point, Point),
     ) {
         if !flies && self.slides.fits {
             return self.slides.for_each(stones, empty, f);
         }
+        self.for_each_step_by_stones(stones, empty, flies, f);
+    }
+
+    /// [`Board::for_each_step`] stone by stone: the way for flying, and
+    /// the reference the lanes are tested against.
+    #[inline]
+    pub fn for_each_step_by_stones(
+        &self,
+        stones: Bits,
+        empty: Bits,
+        flies: bool,
+        mut f: impl FnMut(Point, Point),
+    ) {
         for from in points(stones) {
             let targets = if flies { empty } else { empty & self.adjacent(from) };
             for to in points(targets) {
@@ -699,10 +711,7 @@ mod tests {
                     b.for_each_step(stones, empty, flies, |f, t| by_lanes.push((f, t)));
                     by_lanes.sort_unstable();
                     let mut by_stones = Vec::new();
-                    for from in points(stones) {
-                        let targets = if flies { empty } else { empty & b.adjacent(from) };
-                        by_stones.extend(points(targets).map(|to| (from, to)));
-                    }
+                    b.for_each_step_by_stones(stones, empty, flies, |f, t| by_stones.push((f, t)));
                     assert_eq!(by_lanes, by_stones, "{name}: {stones:x} into {empty:x}");
                 }
             }
