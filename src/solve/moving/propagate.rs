@@ -148,14 +148,7 @@ impl Pair<'_> {
         let mover_images = self.images.set(opponent);
         // The stones that may have moved last: not one that closed a mill
         // (that move captured), unless a mill captured nothing.
-        let mut moved = opponent;
-        if mills_capture {
-            for to in points(opponent) {
-                if board.closes_mill(opponent, to) {
-                    moved ^= 1 << to;
-                }
-            }
-        }
+        let moved = if mills_capture { opponent & !board.in_mills(opponent) } else { opponent };
         let mut n = 0;
         board.for_each_step(moved, empty, flies, |to, from| {
             let images = mover_images.toggle(self.images.point(to));
