@@ -637,6 +637,11 @@ pub struct SectorIndex<'a> {
 }
 
 impl SectorIndex<'_> {
+    /// Number of classes of mover sets: blocks of `slots / classes` slots.
+    pub fn classes(&self) -> u64 {
+        self.classes.reps.len() as u64
+    }
+
     /// Number of slots, canonical or not.
     pub fn slots(&self) -> u64 {
         self.classes.reps.len() as u64 * self.per_class

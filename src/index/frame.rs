@@ -100,6 +100,9 @@ impl MoverFrame<'_> {
 pub struct ImagesFrame {
     /// The first slot of the mover's class.
     base: u64,
+    /// The mover's class: the frame's positions are the slots
+    /// `class * per_class..(class + 1) * per_class`.
+    class: u32,
     /// The points free of the canonical mover set.
     free: Bits,
     /// The lanes (symmetries) that send the mover set to its canonical form.
@@ -113,8 +116,10 @@ impl SectorIndex<'_> {
     pub fn images_frame(&self, mover: &Images) -> ImagesFrame {
         let lanes = self.ix.images.as_ref().map_or(1, |i| i.lanes);
         let (m, which) = mover.smallest();
+        let class = self.classes.class_of(m);
         ImagesFrame {
-            base: self.classes.class_of(m) * self.per_class,
+            base: class * self.per_class,
+            class: class as u32,
             free: self.ix.all & !m,
             which: which & lanes,
         }
@@ -122,6 +127,13 @@ impl SectorIndex<'_> {
 }
 
 impl ImagesFrame {
+    /// The class of the frame's mover set, whose slots hold every
+    /// position the frame ranks.
+    #[inline(always)]
+    pub fn class(&self) -> u32 {
+        self.class
+    }
+
     /// The slot of the position with the frame's mover and the opponent
     /// set whose images are `opponent`: the same as
     /// [`SectorIndex::rank_images`].

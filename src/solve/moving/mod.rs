@@ -174,6 +174,8 @@ struct Pair<'a> {
     transposed: bool,
     overflow: AtomicBool,
     edges: AtomicU64,
+    /// The blocks the levels' count-downs hold (see [`propagate::Blocks`]).
+    blocks: propagate::Blocks,
 }
 
 struct Side<'a> {
@@ -525,6 +527,8 @@ impl<'a> Pair<'a> {
         let images = ix.point_images().ok_or_else(|| {
             SolveError::BadPair(format!("{first}: the symmetry group is too large"))
         })?;
+        let blocks =
+            propagate::Blocks::new(sides.iter().map(|s| s.index.classes()).max().unwrap_or(0));
         Ok(Pair {
             v,
             ix,
@@ -533,6 +537,7 @@ impl<'a> Pair<'a> {
             transposed: false,
             overflow: AtomicBool::new(false),
             edges: AtomicU64::new(0),
+            blocks,
         })
     }
 

@@ -5,6 +5,7 @@
 
 use super::init::{CaptureRanks, Captures};
 use super::*;
+use std::sync::atomic::Ordering::{Acquire, Release};
 
 /// Where [`Pair::propagate`] stopped.
 pub(super) enum Levels {
@@ -81,11 +82,15 @@ impl Pair<'_> {
             found += 1;
             // The levels' layout: the opponent's stones first.
             let (opponent, mover) = side.index.unrank(slot).expect("decided slots are canonical");
-            batch.len = self.predecessors(side, partner, mover, opponent, &mut batch.slots);
+            (batch.len, batch.block) =
+                self.predecessors(side, partner, mover, opponent, &mut batch.slots);
             // A win's predecessors lose one hope each, weighed by the orbit.
             batch.weight =
                 if depth % 2 == 1 { side.index.orbit_size(slot, mover) as u16 } else { 0 };
             edges += batch.len as u64;
+            if depth % 2 == 1 {
+                self.blocks.prefetch(batch.block);
+            }
             for &p in batch.slots() {
                 prefetch(&partner.cells[p as usize]);
             }
@@ -102,6 +107,11 @@ impl Pair<'_> {
     /// makes them wins, a win counts them down. The states a count-down
     /// leaves with no hope are settled one batch later (their exits' byte
     /// fetched meanwhile): first those of the batch before.
+    ///
+    /// The count-downs of one batch all fall in one block of the partner
+    /// (see [`Pair::predecessors`]): they are made while holding that
+    /// block ([`Blocks`]), as plain reads and writes, where a locked
+    /// subtraction per predecessor cost some 10 % of a pair.
     #[inline]
     pub(super) fn update(&self, partner: &Side, batch: &Batch, depth: u16, lost: &mut Lost) {
         if depth.is_multiple_of(2) {
@@ -111,6 +121,10 @@ impl Pair<'_> {
             }
         } else {
             self.settle_losses(partner, lost, depth as u32);
+            if batch.len == 0 {
+                return;
+            }
+            let _held = self.blocks.hold(batch.block);
             for &p in batch.slots() {
                 if self.count_down(partner, p, batch.weight) {
                     lost.push(p);
@@ -123,7 +137,8 @@ impl Pair<'_> {
     }
 
     /// Slots (in the partner) of the states that reach this one by a quiet
-    /// move, once per un-move.
+    /// move, once per un-move, and the block they all lie in: the class of
+    /// this state's mover set in the partner's index.
     #[inline]
     pub(super) fn predecessors(
         &self,
@@ -132,7 +147,7 @@ impl Pair<'_> {
         mover: Bits,
         opponent: Bits,
         out: &mut [u64; MAX_MOVES],
-    ) -> usize {
+    ) -> (usize, u32) {
         let board = self.v.board();
         let empty = board.all() & !(mover | opponent);
         let flies = self.v.flies(side.sector.opponent as u32, side.sector.opponent_hand as u32);
@@ -155,7 +170,7 @@ impl Pair<'_> {
             out[n] = frame.rank(&images.toggle(self.images.point(from)));
             n += 1;
         });
-        n
+        (n, frame.class())
     }
 
     /// A predecessor of a loss wins with the cell `win` unless it already
@@ -176,14 +191,18 @@ impl Pair<'_> {
     /// A predecessor of a win has `weight` fewer moves to hope for; `true`
     /// when that was its last (its cell is then left pending with none,
     /// for [`Pair::settle_losses`]: no other update reaches it in the
-    /// level, as the counts weigh its moves exactly).
+    /// level, as the counts weigh its moves exactly). The caller holds
+    /// the slot's block ([`Blocks`]), so no other count-down of the
+    /// cell runs meanwhile: a plain read and write suffice.
     #[inline]
     pub(super) fn count_down(&self, side: &Side, slot: u64, weight: u16) -> bool {
         let cell = &side.cells[slot as usize];
-        if cell.load(Relaxed) & PENDING == 0 {
+        let hope = cell.load(Relaxed);
+        if hope & PENDING == 0 {
             return false;
         }
-        cell.fetch_sub(weight, Relaxed) == PENDING | weight
+        cell.store(hope - weight, Relaxed);
+        hope == PENDING | weight
     }
 
     /// The states whose last hope a win at `depth` took lose, one ply
@@ -318,16 +337,74 @@ impl Lost {
     }
 }
 
+/// One flag per block of a side's cells (the slots of one class of
+/// mover sets), held while a batch counts down the cells in it.
+///
+/// Every predecessor of a state lies in one block of the partner, so a
+/// batch takes one lock instead of a locked subtraction per predecessor;
+/// two threads rarely want the same block of the tens of thousands at
+/// once. Sized for the larger of the pair's two indexes, as the sides
+/// trade indexes between the layouts and one side's pass runs at a time.
+///
+/// Each flag has a cache line of its own, fetched for writing when the
+/// batch is formed: packed 64 to a line, the flags' lines went back and
+/// forth between the cores, and two threads gained little.
+pub(super) struct Blocks(Vec<Flag>);
+
+#[repr(align(64))]
+struct Flag(AtomicBool);
+
+impl Blocks {
+    pub(super) fn new(blocks: u64) -> Blocks {
+        Blocks((0..blocks).map(|_| Flag(AtomicBool::new(false))).collect())
+    }
+
+    /// Hints the CPU to fetch the flag of `block` for writing.
+    #[inline(always)]
+    fn prefetch(&self, block: u32) {
+        #[cfg(target_arch = "x86_64")]
+        // Safety: a prefetch is only a hint; any address is allowed.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+            _mm_prefetch(self.0.as_ptr().wrapping_add(block as usize).cast::<i8>(), _MM_HINT_ET0);
+        }
+    }
+
+    /// Waits until `block` is free and takes it until the guard drops.
+    #[inline]
+    fn hold(&self, block: u32) -> Held<'_> {
+        let flag = &self.0[block as usize].0;
+        while flag.swap(true, Acquire) {
+            while flag.load(Relaxed) {
+                std::hint::spin_loop();
+            }
+        }
+        Held(flag)
+    }
+}
+
+/// A block held ([`Blocks::hold`]), given back when dropped.
+struct Held<'a>(&'a AtomicBool);
+
+impl Drop for Held<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.0.store(false, Release);
+    }
+}
+
 /// The predecessors of one decided state, waiting for their updates.
 pub(super) struct Batch {
     slots: [u64; MAX_MOVES],
     len: usize,
+    /// The block of the partner they all lie in.
+    block: u32,
     /// The decided state's orbit size (for counting down), or 0.
     weight: u16,
 }
 
 impl Batch {
-    const EMPTY: Batch = Batch { slots: [0; MAX_MOVES], len: 0, weight: 0 };
+    const EMPTY: Batch = Batch { slots: [0; MAX_MOVES], len: 0, block: 0, weight: 0 };
 
     pub(super) fn slots(&self) -> &[u64] {
         &self.slots[..self.len]
