@@ -644,7 +644,7 @@ impl SectorIndex<'_> {
 
     /// Number of slots, canonical or not.
     pub fn slots(&self) -> u64 {
-        self.classes.reps.len() as u64 * self.per_class
+        self.classes() * self.per_class
     }
 
     /// The slot of a position (any of its symmetric images gives the same).

@@ -84,13 +84,14 @@ impl Pair<'_> {
             let (opponent, mover) = side.index.unrank(slot).expect("decided slots are canonical");
             (batch.len, batch.block) =
                 self.predecessors(side, partner, mover, opponent, &mut batch.slots);
-            // A win's predecessors lose one hope each, weighed by the orbit.
-            batch.weight =
-                if depth % 2 == 1 { side.index.orbit_size(slot, mover) as u16 } else { 0 };
-            edges += batch.len as u64;
+            // A win's predecessors lose one hope each, weighed by the orbit,
+            // under their block's flag (fetched now).
+            batch.weight = 0;
             if depth % 2 == 1 {
+                batch.weight = side.index.orbit_size(slot, mover) as u16;
                 self.blocks.prefetch(batch.block);
             }
+            edges += batch.len as u64;
             for &p in batch.slots() {
                 prefetch(&partner.cells[p as usize]);
             }
