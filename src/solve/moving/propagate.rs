@@ -77,6 +77,7 @@ impl Pair<'_> {
                     for_each_at(still, range, target, |slot| offsets.push((slot - start) as u16));
                     Listed { start, offsets }
                 })
+                .filter(|listed| !listed.offsets.is_empty())
                 .collect()
         };
         listed.into_par_iter().for_each(|chunk| {
