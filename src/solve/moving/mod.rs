@@ -20,15 +20,17 @@
 //!   win if that is faster); a win at `d` decrements each predecessor's
 //!   counter, and the last decrement makes a loss, one ply deeper than its
 //!   deepest successor (in the pair or by capture).
-//! - `finish` (here): what is never decided is a draw; counts and maxima.
+//! - `finish` (in the last pass out of the levels' layout, `transpose.rs`):
+//!   what is never decided is a draw; counts and maxima.
 //!
 //! The levels run with each side's cells indexed by the opponent's stones
 //! (`transpose.rs`): all the predecessors of a state share that set, so
-//! they are ranked in one frame. Checkpoints and `finish` see the cells
-//! in their tables' layout; a pass after the levels (and two around each
-//! checkpoint) moves them between the two, and one before the levels
-//! unless `init` wrote the levels' layout itself (Lasker's pairs with
-//! stones in hand, whose states it walks in that order).
+//! they are ranked in one frame. Checkpoints and the tables see the cells
+//! in their tables' layout; a pass after the levels (which also finishes
+//! them) and two around each checkpoint move them between the two, and
+//! one before the levels unless `init` wrote the levels' layout itself
+//! (Lasker's pairs with stones in hand, whose states it walks in that
+//! order).
 //!
 //! Working cells (`AtomicU16`): `0` draw, `d + 1` decided at depth `d`
 //! (odd = win, even = loss, as in [`Cell`]), `PENDING | n` undecided
@@ -76,6 +78,7 @@ mod propagate;
 mod transpose;
 
 use propagate::Levels;
+use transpose::Pass;
 
 /// Marks an undecided working cell; the low bits count successors.
 const PENDING: u16 = 0x8000;
@@ -155,7 +158,9 @@ pub struct PairReport {
     pub init: Duration,
     /// Time propagating level by level.
     pub propagate: Duration,
-    /// Time settling the draws and counting.
+    /// Time settling the draws and counting, where that is a pass of its
+    /// own (a moving pair does it in the levels' last pass, timed with
+    /// them).
     pub finish: Duration,
     /// Time writing its tables.
     pub write: Duration,
@@ -426,7 +431,8 @@ pub fn solve_pair(
     let t = Instant::now();
     progress.start("propagate", report.states);
     if !pair.transposed {
-        pair.transpose(depth, true)?;
+        pair.transpose(Pass::Keep)?;
+        pair.mark_from(depth);
     }
     let mut depth = depth;
     report.levels = loop {
@@ -435,16 +441,21 @@ pub fn solve_pair(
             Levels::Cancelled => return Err(interrupted()),
             // A checkpoint keeps the cells in their tables' layout.
             Levels::Boundary(next) => {
-                pair.transpose(next, true)?;
+                pair.transpose(Pass::Keep)?;
+                pair.mark_from(next);
                 if !progress.checkpoint(&pair.resume_point(next)) {
                     return Err(interrupted());
                 }
-                pair.transpose(next, true)?;
+                pair.transpose(Pass::Keep)?;
+                pair.mark_from(next);
                 depth = next;
             }
         }
     };
-    pair.transpose(depth, false)?;
+    // Back for good, each cell made final and counted on its way (the
+    // `finish` of the module's text, timed with the levels as the other
+    // passes are): no level reads the chunks' marks again.
+    let counts = pair.transpose(Pass::Finish)?;
     report.propagate = t.elapsed();
     if pair.overflow.load(Relaxed) {
         return Err(SolveError::DepthOverflow {
@@ -453,10 +464,7 @@ pub fn solve_pair(
         });
     }
 
-    let t = Instant::now();
-    progress.start("finish", pair.total_slots());
-    report.counts = pair.sides.iter().map(|s| (s.sector, pair.finish(s, progress))).collect();
-    report.finish = t.elapsed();
+    report.counts = pair.sides.iter().map(|s| s.sector).zip(counts).collect();
     report.edges = pair.edges.load(Relaxed);
     Ok(report)
 }
@@ -596,39 +604,21 @@ impl<'a> Pair<'a> {
         Ok(point.depth)
     }
 
-    /// Turns working cells into final cells and counts them. Non-canonical
-    /// slots hold 0, like draws.
-    fn finish(&self, side: &Side, progress: &dyn Progress) -> Counts {
-        (0..side.chunks())
-            .into_par_iter()
-            .map(|c| {
-                let range = side.chunk(c);
-                let mut counts = Counts::default();
-                // Most chunks are canonical throughout: no need to unrank them.
-                let all = side.index.all_canonical(range.clone());
-                let mut canonical = vec![all; (range.end - range.start) as usize];
-                if !all {
-                    side.index.for_each_in(range.clone(), |slot, _, _| {
-                        canonical[(slot - range.start) as usize] = true
-                    });
-                }
-                for slot in range.clone() {
-                    let cell = &side.cells[slot as usize];
-                    if !canonical[(slot - range.start) as usize] {
-                        cell.store(0, Relaxed);
-                        continue;
-                    }
-                    let mut c = cell.load(Relaxed);
-                    if c & PENDING != 0 {
-                        c = 0;
-                        cell.store(0, Relaxed);
-                    }
-                    tally(&mut counts, Value::from(Cell(c)));
-                }
-                progress.advance(range.end - range.start);
-                counts
-            })
-            .reduce(Counts::default, add_counts)
+    /// Whether every non-canonical slot of `side` holds 0, like a draw:
+    /// `init` writes them so and nothing moves or writes them after (the
+    /// debug builds' check of the last pass).
+    fn non_canonical_are_draws(&self, side: &Side) -> bool {
+        (0..side.chunks()).into_par_iter().all(|c| {
+            let range = side.chunk(c);
+            if side.index.all_canonical(range.clone()) {
+                return true;
+            }
+            let mut canonical = vec![false; (range.end - range.start) as usize];
+            side.index.for_each_in(range.clone(), |slot, _, _| {
+                canonical[(slot - range.start) as usize] = true
+            });
+            range.zip(canonical).all(|(slot, c)| c || side.cells[slot as usize].load(Relaxed) == 0)
+        })
     }
 }
 

@@ -18,15 +18,28 @@
 
 use super::*;
 
-/// Cells swapped between fetches: their places in the other side are
-/// prefetched while the batch is ranked.
-const SWAP_BATCH: usize = 64;
+/// What a pass of [`Pair::transpose`] does besides moving the cells.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pass {
+    /// Into the levels' layout, or out and back in around a checkpoint:
+    /// the exit memos move with the cells.
+    Keep,
+    /// Out of the levels for good: the exit memos are dropped, and each
+    /// cell, at its place in the table, is made final (a state still
+    /// pending is a draw) and counted.
+    Finish,
+}
+
+/// Slots ranked ahead of their swap: their places in the other side are
+/// fetched meanwhile.
+const SWAP_AHEAD: usize = 32;
 
 impl Pair<'_> {
     /// Moves every side's cells into the other layout (the usual one to
-    /// the levels', or back; see the module's text), with the exit memos
-    /// when `memos` (otherwise they are dropped), and marks the chunks
-    /// again for the levels from depth `depth` on.
+    /// the levels', or back; see the module's text), doing besides what
+    /// `pass` asks. The chunks' marks are left as they were:
+    /// [`Pair::mark_from`] makes them for the new layout. Returns each
+    /// side's counts after [`Pass::Finish`], nothing otherwise.
     ///
     /// With two sides `m-o` and `o-m`, the state of slot `s` of the first
     /// side (mover `M`, opponent `O`) has the slot `t` of `(O, M)` in the
@@ -34,10 +47,11 @@ impl Pair<'_> {
     /// places, and the first side's cells then live in the second's array
     /// and the other way round. A side that is its own partner (`m-m`)
     /// swaps its cells in pairs within its array.
-    pub(super) fn transpose(&mut self, depth: u16, memos: bool) -> Result<(), SolveError> {
+    pub(super) fn transpose(&mut self, pass: Pass) -> Result<Vec<Counts>, SolveError> {
         let single = self.sides.len() == 1;
         let other = usize::from(!single);
-        if !memos {
+        let finish = pass == Pass::Finish;
+        if finish {
             for side in &mut self.sides {
                 side.exit_memo = None;
             }
@@ -52,54 +66,81 @@ impl Pair<'_> {
         } else {
             [new_memo(first, second.index.slots())?, new_memo(second, first.index.slots())?]
         };
-        (0..first.chunks()).into_par_iter().for_each(|c| {
-            let mut batch = [(0u64, 0u64); SWAP_BATCH];
-            let mut len = 0;
-            let mut mover_images: Option<(Bits, Images)> = None;
-            let swap = |batch: &[(u64, u64)]| {
-                for &(s, t) in batch {
-                    if single && t <= s {
-                        continue;
+        // Trades the cells (and memo bytes) of first-side slot `s` and
+        // second-side slot `t`; when finishing, counts the first side's
+        // cell into `counts[0]` and the second's into `counts[other]`.
+        let swap = |(s, t): (u64, u64), counts: &mut [Counts; 2]| {
+            if single && t < s {
+                return;
+            }
+            let (a, b) = (&first.cells[s as usize], &second.cells[t as usize]);
+            let (x, y) = (a.load(Relaxed), b.load(Relaxed));
+            if finish {
+                let (x, y) = (final_cell(x), final_cell(y));
+                tally(&mut counts[0], Value::from(Cell(x)));
+                // A state of a side of its own that the swap maps onto
+                // itself is one cell, counted once.
+                if !(single && t == s) {
+                    tally(&mut counts[other], Value::from(Cell(y)));
+                }
+                a.store(y, Relaxed);
+                b.store(x, Relaxed);
+                return;
+            }
+            a.store(y, Relaxed);
+            b.store(x, Relaxed);
+            if in_place {
+                if let (Some(a), Some(b)) = (&first.exit_memo, &second.exit_memo) {
+                    let (x, y) = (a.byte(s), b.byte(t));
+                    a.set_byte(s, y);
+                    b.set_byte(t, x);
+                }
+                return;
+            }
+            if let (Some(old), Some(new)) = (&first.exit_memo, &new_memos[0]) {
+                new.set_byte(t, old.byte(s));
+            }
+            if let (Some(old), Some(new)) = (&second.exit_memo, &new_memos[1]) {
+                new.set_byte(s, old.byte(t));
+            }
+        };
+        let counts = (0..first.chunks())
+            .into_par_iter()
+            .map(|c| {
+                let mut counts = [Counts::default(), Counts::default()];
+                // A ring of the slots whose other places were prefetched,
+                // the oldest swapped as each new one comes: the fetches
+                // stay `SWAP_AHEAD` deep all along.
+                let mut ring = [(0u64, 0u64); SWAP_AHEAD];
+                let mut queued = 0usize;
+                let mut mover_images: Option<(Bits, Images)> = None;
+                first.index.for_each_in(first.chunk(c), |slot, mover, opponent| {
+                    // A class's slots share their mover set.
+                    let mover_images = match mover_images {
+                        Some((set, images)) if set == mover => images,
+                        _ => mover_images.insert((mover, self.images.set(mover))).1,
+                    };
+                    let t = second.index.rank_mover(opponent, &mover_images);
+                    prefetch(&second.cells[t as usize]);
+                    if let Some(memo) = &second.exit_memo {
+                        memo.prefetch(t);
                     }
-                    swap_cells(&first.cells[s as usize], &second.cells[t as usize]);
-                    if let (Some(a), Some(b)) = (&first.exit_memo, &second.exit_memo) {
-                        let (x, y) = (a.byte(s), b.byte(t));
-                        a.set_byte(s, y);
-                        b.set_byte(t, x);
+                    let place = &mut ring[queued % SWAP_AHEAD];
+                    if queued >= SWAP_AHEAD {
+                        swap(*place, &mut counts);
                     }
+                    *place = (slot, t);
+                    queued += 1;
+                });
+                for q in queued.saturating_sub(SWAP_AHEAD)..queued {
+                    swap(ring[q % SWAP_AHEAD], &mut counts);
                 }
-                if in_place {
-                    return;
-                }
-                for &(s, t) in batch {
-                    if let (Some(old), Some(new)) = (&first.exit_memo, &new_memos[0]) {
-                        new.set_byte(t, old.byte(s));
-                    }
-                    if let (Some(old), Some(new)) = (&second.exit_memo, &new_memos[1]) {
-                        new.set_byte(s, old.byte(t));
-                    }
-                }
-            };
-            first.index.for_each_in(first.chunk(c), |slot, mover, opponent| {
-                // A class's slots share their mover set.
-                let mover_images = match mover_images {
-                    Some((set, images)) if set == mover => images,
-                    _ => mover_images.insert((mover, self.images.set(mover))).1,
-                };
-                let t = second.index.rank_mover(opponent, &mover_images);
-                prefetch(&second.cells[t as usize]);
-                if let Some(memo) = &second.exit_memo {
-                    memo.prefetch(t);
-                }
-                batch[len] = (slot, t);
-                len += 1;
-                if len == SWAP_BATCH {
-                    swap(&batch);
-                    len = 0;
-                }
-            });
-            swap(&batch[..len]);
-        });
+                counts
+            })
+            .reduce(
+                || [Counts::default(), Counts::default()],
+                |[a, b], [c, d]| [add_counts(a, c), add_counts(b, d)],
+            );
         if !single {
             let (a, b) = self.sides.split_at_mut(1);
             std::mem::swap(&mut a[0].cells, &mut b[0].cells);
@@ -113,20 +154,32 @@ impl Pair<'_> {
                 side.exit_memo = memo;
             }
         }
+        self.transposed = !self.transposed;
+        if !finish {
+            return Ok(Vec::new());
+        }
+        debug_assert!(self.sides.iter().all(|side| self.non_canonical_are_draws(side)));
+        Ok(counts.into_iter().take(self.sides.len()).collect())
+    }
+
+    /// Marks every side's chunks afresh from the cells, for the levels
+    /// after depth `depth`.
+    pub(super) fn mark_from(&mut self, depth: u16) {
         for side in &mut self.sides {
             side.mark_from(depth + 1);
         }
-        self.transposed = !self.transposed;
-        Ok(())
     }
 }
 
-/// Trades the values of two cells (no other thread touches either).
+/// The final cell of a working cell: a state still pending after the
+/// last level is a draw.
 #[inline]
-fn swap_cells(a: &AtomicU16, b: &AtomicU16) {
-    let kept = a.load(Relaxed);
-    a.store(b.load(Relaxed), Relaxed);
-    b.store(kept, Relaxed);
+fn final_cell(cell: u16) -> u16 {
+    if cell & PENDING != 0 {
+        0
+    } else {
+        cell
+    }
 }
 
 /// A zeroed exit memo of `slots` bytes for `side`, if it has one.
@@ -245,7 +298,7 @@ mod tests {
             let before: Vec<Vec<u16>> =
                 cells.iter().map(|c| c.iter().map(|c| c.load(Relaxed)).collect()).collect();
 
-            p.transpose(0, true).unwrap();
+            p.transpose(Pass::Keep).unwrap();
             let mut seen = 0;
             for side in &p.sides {
                 let own = ix.sector(side.sector);
@@ -261,7 +314,7 @@ mod tests {
             }
             assert_eq!(seen, states);
 
-            p.transpose(0, true).unwrap();
+            p.transpose(Pass::Keep).unwrap();
             let after: Vec<Vec<u16>> =
                 cells.iter().map(|c| c.iter().map(|c| c.load(Relaxed)).collect()).collect();
             assert_eq!(after, before);
