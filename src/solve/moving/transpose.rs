@@ -108,33 +108,7 @@ impl Pair<'_> {
             .into_par_iter()
             .map(|c| {
                 let mut counts = [Counts::default(), Counts::default()];
-                // A ring of the slots whose other places were prefetched,
-                // the oldest swapped as each new one comes: the fetches
-                // stay `SWAP_AHEAD` deep all along.
-                let mut ring = [(0u64, 0u64); SWAP_AHEAD];
-                let mut queued = 0usize;
-                let mut mover_images: Option<(Bits, Images)> = None;
-                first.index.for_each_in(first.chunk(c), |slot, mover, opponent| {
-                    // A class's slots share their mover set.
-                    let mover_images = match mover_images {
-                        Some((set, images)) if set == mover => images,
-                        _ => mover_images.insert((mover, self.images.set(mover))).1,
-                    };
-                    let t = second.index.rank_mover(opponent, &mover_images);
-                    prefetch(&second.cells[t as usize]);
-                    if let Some(memo) = &second.exit_memo {
-                        memo.prefetch(t);
-                    }
-                    let place = &mut ring[queued % SWAP_AHEAD];
-                    if queued >= SWAP_AHEAD {
-                        swap(*place, &mut counts);
-                    }
-                    *place = (slot, t);
-                    queued += 1;
-                });
-                for q in queued.saturating_sub(SWAP_AHEAD)..queued {
-                    swap(ring[q % SWAP_AHEAD], &mut counts);
-                }
+                self.partners_ahead(first, second, c, |slots| swap(slots, &mut counts));
                 counts
             })
             .reduce(
@@ -160,6 +134,39 @@ impl Pair<'_> {
         }
         debug_assert!(self.sides.iter().all(|side| self.non_canonical_are_draws(side)));
         Ok(counts.into_iter().take(self.sides.len()).collect())
+    }
+
+    /// Calls `f((s, t))` for every canonical slot `s` of chunk `c` of
+    /// `first`, in order, with `t` the slot of the same state in
+    /// `second`'s index (roles swapped): `SWAP_AHEAD` slots after `t` was
+    /// ranked and its cell (and memo byte) fetched, from a ring whose
+    /// oldest entry goes as each new one comes, so that the fetches stay
+    /// that deep all along.
+    fn partners_ahead(&self, first: &Side, second: &Side, c: u64, mut f: impl FnMut((u64, u64))) {
+        let mut ring = [(0u64, 0u64); SWAP_AHEAD];
+        let mut queued = 0usize;
+        let mut mover_images: Option<(Bits, Images)> = None;
+        first.index.for_each_in(first.chunk(c), |slot, mover, opponent| {
+            // A class's slots share their mover set.
+            let mover_images = match mover_images {
+                Some((set, images)) if set == mover => images,
+                _ => mover_images.insert((mover, self.images.set(mover))).1,
+            };
+            let t = second.index.rank_mover(opponent, &mover_images);
+            prefetch(&second.cells[t as usize]);
+            if let Some(memo) = &second.exit_memo {
+                memo.prefetch(t);
+            }
+            let place = &mut ring[queued % SWAP_AHEAD];
+            if queued >= SWAP_AHEAD {
+                f(*place);
+            }
+            *place = (slot, t);
+            queued += 1;
+        });
+        for q in queued.saturating_sub(SWAP_AHEAD)..queued {
+            f(ring[q % SWAP_AHEAD]);
+        }
     }
 
     /// Marks every side's chunks afresh from the cells, for the levels
