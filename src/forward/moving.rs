@@ -186,8 +186,9 @@ impl<'a> MovingCheck<'a> {
 
     /// What the successors of every state with the opponent's stones
     /// `opponent` share: their movers, framed once, for slides and for
-    /// placements. (No [`CaptureMemo`]: few slides close a mill, and
-    /// remembering their captures did not pay.)
+    /// placements. (No memo of captures, such as the placement solver's
+    /// `CaptureMemo`: few slides close a mill, and remembering their
+    /// captures did not pay.)
     pub(super) fn frames(
         &self,
         opponent: Bits,

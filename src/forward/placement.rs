@@ -200,9 +200,10 @@ impl<'a> PlacementCheck<'a> {
 /// one stone more among the same free points, so each such set is looked
 /// up once (its quiet successor, and its best capture where a stone of it
 /// stands in a mill), and what it is worth is handed down to the states
-/// it comes from ([`hand_down`]). Over a plain frame the quiet successors
-/// are one block of their table, read in order; where every state looked
-/// up its own, a dozen placements a state were each ranked and read.
+/// it comes from ([`hand_down::hand_down`]). Over a plain frame the
+/// quiet successors are one block of their table, read in order; where
+/// every state looked up its own, a dozen placements a state were each
+/// ranked and read.
 fn placed_into(
     v: &Variant,
     mover_stones: u32,
@@ -367,7 +368,7 @@ impl Waiting {
 const WINS_AT_ONCE: u32 = u32::MAX;
 
 /// The best successor of every state around one opponent set, over keyed
-/// cells ([`PlacementCheck::placed_into`]).
+/// cells ([`placed_into`]).
 pub(super) struct PlacedInto {
     /// The points free of the opponent's stones.
     free: Bits,
