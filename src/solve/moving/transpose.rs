@@ -74,21 +74,19 @@ impl Pair<'_> {
                 return;
             }
             let (a, b) = (&first.cells[s as usize], &second.cells[t as usize]);
-            let (x, y) = (a.load(Relaxed), b.load(Relaxed));
+            let (mut x, mut y) = (a.load(Relaxed), b.load(Relaxed));
             if finish {
-                let (x, y) = (final_cell(x), final_cell(y));
+                (x, y) = (final_cell(x), final_cell(y));
                 tally(&mut counts[0], Value::from(Cell(x)));
                 // A state of a side of its own that the swap maps onto
                 // itself is one cell, counted once.
                 if !(single && t == s) {
                     tally(&mut counts[other], Value::from(Cell(y)));
                 }
-                a.store(y, Relaxed);
-                b.store(x, Relaxed);
-                return;
             }
             a.store(y, Relaxed);
             b.store(x, Relaxed);
+            // (A finishing pass dropped the memos: nothing below applies.)
             if in_place {
                 if let (Some(a), Some(b)) = (&first.exit_memo, &second.exit_memo) {
                     let (x, y) = (a.byte(s), b.byte(t));
